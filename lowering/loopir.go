@@ -1,0 +1,285 @@
+package lowering
+
+import (
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// The loop IR, after Inductor's: a Program is buffers plus kernels in run
+// order. A kernel iterates over its outer ranges (loop variables x0, x1, ...)
+// and, for each outer index, runs its stages in order. A stage either runs
+// once per outer index (no Reduce ranges) or loops over its own reduction
+// ranges (r0, r1, ...). A stage's body is a scalar SSA DAG of Instrs:
+// loads and stores index a buffer by an expression of the loop variables in
+// which every view has been folded, so views never move data.
+//
+// Multi-stage kernels are what fusion builds: softmax is one kernel whose
+// stages are "max over r", "sum of exp over r", "store exp/sum over r", the
+// way Inductor's looped reductions read. A Reduce instruction's value is
+// available to every later stage; any other value of an r-stage lives only
+// inside that stage's loop.
+
+// OuterVar and ReduceVar name loop variables in index expressions.
+func OuterVar(i int) string  { return "x" + itoa(i) }
+func ReduceVar(i int) string { return "r" + itoa(i) }
+
+// Program is one lowered graph.
+type Program struct {
+	Name string
+	// Syms are the size symbols (s0, u0, ...) that ranges and indexes use,
+	// sorted; the generated code binds them from input shapes or arguments.
+	Syms    []string
+	Buffers []*Buffer // every buffer, inputs first, by ID
+	Inputs  []*Param  // one per graph input, in order
+	Outputs []*Result // one per graph output, in order
+	Kernels []*Kernel // run order
+	// Remarks say what the scheduler fused and why something did not.
+	Remarks []string
+}
+
+// BufferKind is where a buffer's memory comes from.
+type BufferKind uint8
+
+const (
+	BufIntermediate BufferKind = iota // allocated by the program, dead after its last reader
+	BufInput                          // a graph input's storage, owned by the caller
+	BufOutput                         // allocated by the program and returned
+)
+
+func (k BufferKind) String() string {
+	return [...]string{"intermediate", "input", "output"}[k]
+}
+
+// Buffer is one storage: a graph input's storage or a tensor a kernel writes.
+// A view of a buffer is never a buffer of its own.
+type Buffer struct {
+	ID    int
+	Name  string   // the graph input's name for inputs, "buf<ID>" otherwise
+	DType ir.DType // the element type it is allocated as
+	Size  sym.Expr // in elements of DType
+	Kind  BufferKind
+	// Align is the alignment in bytes proven for the buffer's base: 64 for
+	// buffers the program allocates, what the align pass assumed for inputs.
+	Align int
+	// ReuseOf, set by buffer planning, is the dead buffer whose memory this
+	// one takes over; nil for a fresh allocation.
+	ReuseOf *Buffer
+}
+
+// Bytes is the buffer's size in bytes.
+func (b *Buffer) Bytes() sym.Expr { return sym.Mul(b.Size, sym.Const(int64(b.DType.ItemSize()))) }
+
+// Layout is how a tensor value sits in its buffer: element type (which may
+// differ from the buffer's after view.dtype), sizes, strides and storage
+// offset, all in elements of DType.
+type Layout struct {
+	DType   ir.DType
+	Shape   []sym.Expr
+	Strides []sym.Expr
+	Offset  sym.Expr
+}
+
+// Index is the buffer index of the element at idx (one expression per dim).
+func (l Layout) Index(idx []sym.Expr) sym.Expr {
+	e := l.Offset
+	for i, x := range idx {
+		e = sym.Add(e, sym.Mul(l.Strides[i], x))
+	}
+	return e
+}
+
+// Param is one graph input: a tensor (Buffer and Layout set), or a symbolic
+// or scalar value (Type is ir.SymType / a scalar type; Sym names the symbol
+// a SymInt input binds, "" otherwise).
+type Param struct {
+	Name   string
+	Type   ir.Type
+	Buffer *Buffer
+	Layout Layout
+	Sym    string
+}
+
+// Result is one graph output: a tensor seen through Layout in Buffer, or a
+// value that is not a tensor (Value: an int64, float64 or bool constant, or
+// a sym.Expr over the program's symbols).
+type Result struct {
+	Name   string
+	Buffer *Buffer
+	Layout Layout
+	Value  any
+	// MutatedInput marks an output that is a graph input written in place
+	// (the functionalization epilogue's copy_): Buffer is that input's.
+	MutatedInput bool
+}
+
+// KernelKind is a kernel's shape of work.
+type KernelKind uint8
+
+const (
+	KernelPointwise KernelKind = iota // every stage runs once per outer index
+	KernelReduction                   // some stage loops over reduction ranges
+	KernelExtern                      // an opaque library call (mm, bmm, convolution)
+)
+
+func (k KernelKind) String() string {
+	return [...]string{"pointwise", "reduction", "extern"}[k]
+}
+
+// Kernel is one loop nest (or one extern call).
+type Kernel struct {
+	Name   string     // "kernel<N>", unique in the program
+	Outer  []sym.Expr // sizes of x0, x1, ...
+	Stages []*Stage
+	Extern *Extern // set for extern kernels, which have no Outer or Stages
+	// Origins are the graph nodes this kernel computes, in graph order.
+	Origins []string
+	// Vec is the vector width in elements the align pass proved for every
+	// access of the kernel along its innermost outer range; 1 when unknown.
+	Vec int
+}
+
+// Kind derives the kernel's kind from its stages.
+func (k *Kernel) Kind() KernelKind {
+	if k.Extern != nil {
+		return KernelExtern
+	}
+	for _, s := range k.Stages {
+		if len(s.Reduce) > 0 {
+			return KernelReduction
+		}
+	}
+	return KernelPointwise
+}
+
+// Stage is one loop over the reduction ranges (or one straight-line block
+// when Reduce is empty) run for every outer index.
+type Stage struct {
+	Reduce []sym.Expr // sizes of r0, r1, ...; empty for an outer-level stage
+	Body   []*Instr   // topological order; stores included
+}
+
+// Opcode is what an instruction does.
+type Opcode uint8
+
+const (
+	OpLoad    Opcode = iota // Access read, converted to DType's register type
+	OpStore                 // Args[0] written to Access (DType = the stored element type)
+	OpConst                 // Imm
+	OpIndex                 // the value of Expr (an index expression) as DType
+	OpCall                  // Fn applied to Args, computed in DType (see Fns)
+	OpCast                  // Args[0] converted to DType with PyTorch's rounding and wrapping
+	OpBitcast               // Args[0]'s bits reinterpreted as DType (same size)
+	OpReduce                // Reduce over the stage's ranges of Args[0]; value available after the loop
+)
+
+func (o Opcode) String() string {
+	return [...]string{"load", "store", "const", "index", "call", "cast", "bitcast", "reduce"}[o]
+}
+
+// Instr is one scalar operation. Values have a DType; codegen keeps f16,
+// bf16 and f8 values in float32 registers (exactly representable), so a
+// cast to bf16 rounds in place, and integer values in int64 registers
+// wrapped to their width by every op that produces them.
+type Instr struct {
+	ID     int // unique in the kernel; prints as tmp<ID>
+	Op     Opcode
+	DType  ir.DType
+	Args   []*Instr
+	Access *Access  // OpLoad, OpStore
+	Imm    Scalar   // OpConst
+	Expr   sym.Expr // OpIndex
+	Fn     string   // OpCall: a name from Fns
+	Reduce ReduceOp // OpReduce
+}
+
+// Access is a load or store address: element Index (in units of DType) of
+// Buffer, read or written as DType, which differs from the buffer's own
+// type after view.dtype (same size: a bitcast; different size: the bytes
+// are reinterpreted).
+type Access struct {
+	Buffer *Buffer
+	DType  ir.DType
+	Index  sym.Expr
+}
+
+// Scalar is a constant: an integer, a float (including ±inf and NaN) or a
+// bool, by DType's category.
+type Scalar struct {
+	Int   int64
+	Float float64
+	Bool  bool
+}
+
+// ReduceOp is a reduction's combining function.
+type ReduceOp uint8
+
+const (
+	ReduceSum ReduceOp = iota
+	ReduceProd
+	ReduceMax // NaN-propagating, like amax
+	ReduceMin
+	ReduceArgMax // first index of the maximum (NaN counts as maximal), as int64
+	ReduceArgMin
+	ReduceAny // bool
+	ReduceAll
+)
+
+func (r ReduceOp) String() string {
+	return [...]string{"sum", "prod", "max", "min", "argmax", "argmin", "any", "all"}[r]
+}
+
+// Fns are the scalar functions OpCall may name, with their arity. Semantics
+// are PyTorch's for the instruction's DType: maximum/minimum propagate NaN,
+// floordiv and remainder round toward -inf (Python), fmod truncates,
+// truediv on integers is not allowed (lowering casts to float first),
+// integer ops wrap, shifts are arithmetic for signed types. Operands of a
+// call share one compute type (lowering inserts the casts), except where's
+// condition, which is bool. The instruction's DType is its result type:
+// bool for BoolFns, the compute type otherwise.
+var Fns = map[string]int{
+	// unary
+	"neg": 1, "abs": 1, "exp": 1, "exp2": 1, "expm1": 1, "log": 1, "log2": 1, "log10": 1, "log1p": 1,
+	"sqrt": 1, "rsqrt": 1, "reciprocal": 1, "sin": 1, "cos": 1, "tan": 1, "asin": 1, "acos": 1, "atan": 1,
+	"sinh": 1, "cosh": 1, "tanh": 1, "asinh": 1, "acosh": 1, "atanh": 1, "sigmoid": 1, "erf": 1, "erfc": 1,
+	"erfinv": 1, "floor": 1, "ceil": 1, "round": 1, "trunc": 1, "frac": 1, "sign": 1, "signbit": 1,
+	"logical_not": 1, "bitwise_not": 1, "isnan": 1, "isinf": 1, "isfinite": 1, "lgamma": 1,
+	// binary
+	"add": 2, "sub": 2, "mul": 2, "truediv": 2, "floordiv": 2, "remainder": 2, "fmod": 2, "pow": 2,
+	"maximum": 2, "minimum": 2, "fmax": 2, "fmin": 2, "atan2": 2, "hypot": 2, "copysign": 2,
+	"eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
+	"logical_and": 2, "logical_or": 2, "logical_xor": 2,
+	"bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "lshift": 2, "rshift": 2,
+	// ternary
+	"where": 3,
+}
+
+// BoolFns are the Fns whose result is bool whatever the operands' DType.
+var BoolFns = map[string]bool{
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"logical_and": true, "logical_or": true, "logical_xor": true, "logical_not": true,
+	"isnan": true, "isinf": true, "isfinite": true, "signbit": true,
+}
+
+// Extern is an opaque library call: mm, bmm, convolution. Args are its
+// tensor operands (buffer + layout); Params are its non-tensor arguments
+// (stride, padding, dilation, groups, ... as int64 lists, by schema name).
+type Extern struct {
+	Op     string // registry name: "aten::mm", "aten::bmm", "aten::convolution"
+	Args   []Operand
+	Params map[string][]int64
+	Out    Operand
+}
+
+// Operand is a tensor argument of an extern call; Buffer is nil for an
+// absent optional tensor (convolution's bias).
+type Operand struct {
+	Buffer *Buffer
+	Layout Layout
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

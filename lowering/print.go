@@ -1,0 +1,202 @@
+package lowering
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// String prints the program as kiln's loop-IR dump (what Inductor writes to
+// ir_pre_fusion.txt / ir_post_fusion.txt): buffers, then each kernel with
+// its ranges and scalar body, then the outputs. Deterministic.
+func (p *Program) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "program %s", p.Name)
+	if len(p.Syms) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(p.Syms, ", "))
+	}
+	b.WriteString("\n")
+	for _, in := range p.Inputs {
+		fmt.Fprintf(&b, "input %s: %s\n", in.Name, paramString(in))
+	}
+	for _, buf := range p.Buffers {
+		fmt.Fprintf(&b, "buffer %s: %s[%s] %s align=%d", buf.Name, buf.DType.Abbr(), buf.Size, buf.Kind, buf.Align)
+		if buf.ReuseOf != nil {
+			fmt.Fprintf(&b, " reuses=%s", buf.ReuseOf.Name)
+		}
+		b.WriteString("\n")
+	}
+	for _, k := range p.Kernels {
+		b.WriteString("\n")
+		writeKernel(&b, k)
+	}
+	b.WriteString("\n")
+	for _, r := range p.Outputs {
+		fmt.Fprintf(&b, "output %s = %s\n", r.Name, resultString(r))
+	}
+	for _, r := range p.Remarks {
+		fmt.Fprintf(&b, "# %s\n", r)
+	}
+	return b.String()
+}
+
+// String prints one kernel.
+func (k *Kernel) String() string {
+	var b strings.Builder
+	writeKernel(&b, k)
+	return b.String()
+}
+
+func writeKernel(b *strings.Builder, k *Kernel) {
+	fmt.Fprintf(b, "%s %s", k.Name, k.Kind())
+	if len(k.Origins) > 0 {
+		fmt.Fprintf(b, " origins=[%s]", strings.Join(k.Origins, ", "))
+	}
+	if k.Vec > 1 {
+		fmt.Fprintf(b, " vec=%d", k.Vec)
+	}
+	b.WriteString("\n")
+	if k.Extern != nil {
+		writeExtern(b, k.Extern)
+		return
+	}
+	fmt.Fprintf(b, "  for %s:\n", rangesString(k.Outer, OuterVar))
+	for i, s := range k.Stages {
+		if len(s.Reduce) == 0 {
+			fmt.Fprintf(b, "    stage %d:\n", i)
+		} else {
+			fmt.Fprintf(b, "    stage %d reduce %s:\n", i, rangesString(s.Reduce, ReduceVar))
+		}
+		for _, in := range s.Body {
+			b.WriteString("      ")
+			b.WriteString(in.String())
+			b.WriteString("\n")
+		}
+	}
+}
+
+func writeExtern(b *strings.Builder, e *Extern) {
+	args := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = operandString(a)
+	}
+	fmt.Fprintf(b, "  %s = %s(%s)", operandString(e.Out), e.Op, strings.Join(args, ", "))
+	for _, key := range sortedKeys(e.Params) {
+		fmt.Fprintf(b, " %s=%v", key, e.Params[key])
+	}
+	b.WriteString("\n")
+}
+
+// rangesString prints "x0 < 8, x1 < s0" ("()" for no ranges: one iteration).
+func rangesString(sizes []sym.Expr, name func(int) string) string {
+	if len(sizes) == 0 {
+		return "()"
+	}
+	parts := make([]string, len(sizes))
+	for i, s := range sizes {
+		parts[i] = fmt.Sprintf("%s < %s", name(i), s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String prints one instruction: "tmp3 = add(tmp1, tmp2) : f32".
+func (in *Instr) String() string {
+	switch in.Op {
+	case OpStore:
+		return fmt.Sprintf("store %s = tmp%d", accessString(in.Access), in.Args[0].ID)
+	case OpLoad:
+		return fmt.Sprintf("tmp%d = load %s : %s", in.ID, accessString(in.Access), in.DType.Abbr())
+	case OpConst:
+		return fmt.Sprintf("tmp%d = const %s : %s", in.ID, in.Imm.format(in.DType), in.DType.Abbr())
+	case OpIndex:
+		return fmt.Sprintf("tmp%d = index %s : %s", in.ID, in.Expr, in.DType.Abbr())
+	case OpCall:
+		return fmt.Sprintf("tmp%d = %s(%s) : %s", in.ID, in.Fn, argsString(in.Args), in.DType.Abbr())
+	case OpReduce:
+		return fmt.Sprintf("tmp%d = reduce %s(%s) : %s", in.ID, in.Reduce, argsString(in.Args), in.DType.Abbr())
+	default: // cast, bitcast
+		return fmt.Sprintf("tmp%d = %s(%s) : %s", in.ID, in.Op, argsString(in.Args), in.DType.Abbr())
+	}
+}
+
+func argsString(args []*Instr) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = fmt.Sprintf("tmp%d", a.ID)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// accessString prints "buf2[4*x0 + r0]", with ".as(bf16)" when the access
+// type differs from the buffer's.
+func accessString(a *Access) string {
+	s := fmt.Sprintf("%s[%s]", a.Buffer.Name, a.Index)
+	if a.DType != a.Buffer.DType {
+		s += ".as(" + a.DType.Abbr() + ")"
+	}
+	return s
+}
+
+func (s Scalar) format(dt ir.DType) string {
+	switch dt.Category() {
+	case ir.CatBool:
+		if s.Bool {
+			return "True"
+		}
+		return "False"
+	case ir.CatFloat:
+		return ir.PyFloat(s.Float)
+	default:
+		return fmt.Sprint(s.Int)
+	}
+}
+
+// String prints a layout as FX annotates a tensor: "f32[8, 4][4, 1]+0".
+func (l Layout) String() string {
+	return fmt.Sprintf("%s[%s][%s]+%s", l.DType.Abbr(), joinExprs(l.Shape), joinExprs(l.Strides), l.Offset)
+}
+
+func joinExprs(xs []sym.Expr) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = x.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func operandString(o Operand) string {
+	if o.Buffer == nil {
+		return "None"
+	}
+	return o.Buffer.Name + ":" + o.Layout.String()
+}
+
+func paramString(p *Param) string {
+	if p.Buffer != nil {
+		return fmt.Sprintf("%s in %s", p.Layout, p.Buffer.Name)
+	}
+	if p.Sym != "" {
+		return "Sym(" + p.Sym + ")"
+	}
+	if p.Type.IsKnown() {
+		return p.Type.String()
+	}
+	return "?"
+}
+
+func resultString(r *Result) string {
+	if r.Buffer != nil {
+		s := r.Buffer.Name + ":" + r.Layout.String()
+		if r.MutatedInput {
+			s += " (mutated input)"
+		}
+		return s
+	}
+	return fmt.Sprint(r.Value)
+}
+
+func sortedKeys(m map[string][]int64) []string { return slices.Sorted(maps.Keys(m)) }
