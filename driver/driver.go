@@ -55,6 +55,9 @@ type Options struct {
 	// Record keeps the graph after every pass (for the HTML report and the
 	// per-pass dumps of `kiln compile`).
 	Record bool
+	// InputTypes types graph inputs the trace leaves unannotated, by name
+	// (`kiln run -type`); an annotated input keeps its annotation.
+	InputTypes map[string]ir.Type
 }
 
 // Run is one compilation: parse, then run the pipeline on every graph.
@@ -101,6 +104,7 @@ func Compile(in Input, opts Options) (*Run, error) {
 		run.Diags.Add(w)
 	}
 	for _, g := range run.Module.Graphs {
+		typeInputs(g, opts.InputTypes)
 		ctx := passes.NewContext(opts.Config)
 		ctx.Diags = &run.Diags
 		m := opts.Manager
@@ -120,6 +124,15 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 	}
 	return run, nil
+}
+
+// typeInputs gives unannotated inputs the types named in types.
+func typeInputs(g *ir.Graph, types map[string]ir.Type) {
+	for _, in := range g.Inputs {
+		if t, ok := types[in.Name]; ok && !in.Type.IsKnown() {
+			in.Type = t
+		}
+	}
 }
 
 // Parse picks the frontend by content: dispatcher op traces are JSON lines
