@@ -97,6 +97,9 @@ type Param struct {
 	Buffer *Buffer
 	Layout Layout
 	Sym    string
+	// Mutated marks a tensor input that a kernel writes (the
+	// functionalization epilogue's copy_): callers see the new contents.
+	Mutated bool
 }
 
 // Result is one graph output: a tensor seen through Layout in Buffer, or a
@@ -107,9 +110,6 @@ type Result struct {
 	Buffer *Buffer
 	Layout Layout
 	Value  any
-	// MutatedInput marks an output that is a graph input written in place
-	// (the functionalization epilogue's copy_): Buffer is that input's.
-	MutatedInput bool
 }
 
 // KernelKind is a kernel's shape of work.
@@ -200,6 +200,10 @@ type Access struct {
 	Buffer *Buffer
 	DType  ir.DType
 	Index  sym.Expr
+	// Indirect are int64 instructions (indices read from a tensor:
+	// embedding, index_select, gather) that Index mentions as symbols
+	// "tmp<ID>"; they are defined before the access in the kernel.
+	Indirect []*Instr
 }
 
 // Scalar is a constant: an integer, a float (including ±inf and NaN) or a

@@ -176,6 +176,9 @@ func operandString(o Operand) string {
 }
 
 func paramString(p *Param) string {
+	if p.Buffer != nil && p.Mutated {
+		return fmt.Sprintf("%s in %s (mutated)", p.Layout, p.Buffer.Name)
+	}
 	if p.Buffer != nil {
 		return fmt.Sprintf("%s in %s", p.Layout, p.Buffer.Name)
 	}
@@ -190,11 +193,7 @@ func paramString(p *Param) string {
 
 func resultString(r *Result) string {
 	if r.Buffer != nil {
-		s := r.Buffer.Name + ":" + r.Layout.String()
-		if r.MutatedInput {
-			s += " (mutated input)"
-		}
-		return s
+		return r.Buffer.Name + ":" + r.Layout.String()
 	}
 	return fmt.Sprint(r.Value)
 }

@@ -1,0 +1,137 @@
+package lowering
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// Extern kernels: opaque library calls on tensor operands.
+
+// externSpec names an extern op's tensor operands and its int parameters.
+type externSpec struct {
+	tensors []string // schema parameters, in call order; optional ones may be None
+	params  []string // int / int[] / bool parameters kept as int64 lists
+}
+
+var externSpecs = map[string]externSpec{
+	"mm":  {tensors: []string{"self", "mat2"}},
+	"bmm": {tensors: []string{"self", "mat2"}},
+	"convolution": {tensors: []string{"input", "weight", "bias"},
+		params: []string{"stride", "padding", "dilation", "transposed", "output_padding", "groups"}},
+}
+
+func externRules() map[string]rule {
+	t := map[string]rule{}
+	for name, spec := range externSpecs {
+		t[name] = spec.lower
+	}
+	t["addmm"] = lowerAddmm("aten::mm.default", "mat1", "mat2")
+	t["baddbmm"] = lowerAddmm("aten::bmm.default", "batch1", "batch2")
+	return t
+}
+
+func (s externSpec) lower(l *lowerer, c *ops.Call) error {
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	e := &Extern{Op: c.Op.QualifiedName(), Out: Operand{out.buf, out.layout}, Params: map[string][]int64{}}
+	for _, name := range s.tensors {
+		a := c.Arg(name)
+		if a.Kind == ir.ArgNone {
+			e.Args = append(e.Args, Operand{})
+			continue
+		}
+		r, err := l.ref(a)
+		if err != nil {
+			return err
+		}
+		e.Args = append(e.Args, Operand{r.buf, r.layout})
+	}
+	for _, name := range s.params {
+		vals, err := intParam(c, name)
+		if err != nil {
+			return noLowering(c.Node, "extern kernels take constant parameters", "%s: %v", c.Op, err)
+		}
+		e.Params[name] = vals
+	}
+	l.newExtern(e)
+	return nil
+}
+
+// intParam reads an int, bool or int[] parameter as constants.
+func intParam(c *ops.Call, name string) ([]int64, error) {
+	a := c.Arg(name)
+	if a.Kind == ir.ArgBool {
+		return []int64{int64(b2f(a.Bool))}, nil
+	}
+	return c.Ints(name)
+}
+
+func (l *lowerer) newExtern(e *Extern) {
+	k := &Kernel{Name: "kernel" + strconv.Itoa(len(l.p.Kernels)), Extern: e, Vec: 1}
+	if l.node != nil {
+		k.Origins = []string{l.node.Name}
+	}
+	l.p.Kernels = append(l.p.Kernels, k)
+}
+
+// lowerAddmm is beta*self + alpha*(m1 @ m2): an extern product into a
+// contiguous intermediate, then a pointwise kernel (beta=0 ignores self,
+// NaN included, as ATen does).
+func lowerAddmm(mmOp, m1, m2 string) rule {
+	return func(l *lowerer, c *ops.Call) error {
+		out, err := l.resultRef(c, 0)
+		if err != nil {
+			return err
+		}
+		a, err := l.ref(c.Arg(m1))
+		if err != nil {
+			return err
+		}
+		b, err := l.ref(c.Arg(m2))
+		if err != nil {
+			return err
+		}
+		shape := out.layout.Shape
+		prod := Layout{DType: out.layout.DType, Shape: shape, Strides: ir.ContiguousStrides(shape), Offset: sym.Const(0)}
+		pbuf := l.newBuffer("", prod.DType, extent(prod), BufIntermediate)
+		l.newExtern(&Extern{Op: mmOp, Args: []Operand{{a.buf, a.layout}, {b.buf, b.layout}},
+			Out: Operand{pbuf, prod}, Params: map[string][]int64{}})
+		return addmmEpilogue(l, c, out, tensorRef{pbuf, prod})
+	}
+}
+
+func addmmEpilogue(l *lowerer, c *ops.Call, out, prod tensorRef) error {
+	shape := out.layout.Shape
+	kb := l.newKernel(shape)
+	e := &pwEnv{kbuilder: kb, c: c, dt: arithType(opmath(out.layout.DType)), outDT: out.layout.DType}
+	y := kb.cast(kb.loadBroadcast(prod, shape), e.dt)
+	if alpha := c.Arg("alpha"); !(alpha.Kind == ir.ArgInt && alpha.Int == 1) {
+		k, err := e.scalarArg(alpha, e.dt)
+		if err != nil {
+			return err
+		}
+		y = e.fn("mul", k, y)
+	}
+	if beta := c.Arg("beta"); !(beta.Kind == ir.ArgInt && beta.Int == 0 || beta.Kind == ir.ArgFloat && beta.Float == 0) {
+		self, err := l.operand(e, c.Arg("self"), e.dt, shape)
+		if err != nil {
+			return fmt.Errorf("self: %w", err)
+		}
+		if !(beta.Kind == ir.ArgInt && beta.Int == 1) {
+			k, err := e.scalarArg(beta, e.dt)
+			if err != nil {
+				return err
+			}
+			self = e.fn("mul", k, self)
+		}
+		y = e.fn("add", self, y)
+	}
+	kb.store(out, outerVars(len(shape)), y)
+	return nil
+}

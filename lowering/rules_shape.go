@@ -1,0 +1,319 @@
+package lowering
+
+import (
+	"fmt"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// Views, casts and copies, factories, and the ops that assemble a tensor
+// from pieces (cat, stack, constant_pad_nd).
+
+// lowerView emits nothing: each result is its base's buffer seen through
+// the result's own layout (fakeprop computed shape, strides and offset in
+// the storage's terms, in units of the result dtype after view.dtype). A
+// "view" whose result got fresh storage (reshape of a non-viewable
+// layout) is a copy instead.
+func lowerView(l *lowerer, c *ops.Call) error {
+	self := c.Args[0]
+	if self.Kind != ir.ArgValue {
+		return fmt.Errorf("view of %s: not a tensor", self.String())
+	}
+	base, err := l.ref(self)
+	if err != nil {
+		return err
+	}
+	for _, v := range c.Node.Results {
+		t, err := tensorType(v)
+		if err != nil {
+			return err
+		}
+		if !sameStorage(self.Value, v) {
+			if len(c.Node.Results) != 1 {
+				return noLowering(c.Node, "", "%s: a result of a multi-result view does not share its base's storage", c.Op)
+			}
+			return copyReshape(l, base, v)
+		}
+		l.vals[v] = tensorRef{base.buf, layoutOf(t)}
+	}
+	return nil
+}
+
+// sameStorage reports whether fakeprop put b in a's storage.
+func sameStorage(a, b *ir.Value) bool {
+	ta, tb := a.Type.Tensor, b.Type.Tensor
+	return ta != nil && tb != nil && ta.Storage != 0 && ta.Storage == tb.Storage
+}
+
+// copyReshape materializes a reshape: output element i (row-major) is
+// input element i (row-major), both unravelled through their layouts.
+func copyReshape(l *lowerer, in tensorRef, v *ir.Value) error {
+	out, err := l.fresh(v)
+	if err != nil {
+		return err
+	}
+	b := l.newKernel(out.layout.Shape)
+	lin := linearIndex(out.layout.Shape, outerVars(len(out.layout.Shape)))
+	x := b.load(in, unravel(lin, in.layout.Shape))
+	b.store(out, outerVars(len(out.layout.Shape)), b.cast(x, out.layout.DType))
+	return nil
+}
+
+// linearIndex is the row-major position of idx in shape.
+func linearIndex(shape, idx []sym.Expr) sym.Expr {
+	e := sym.Const(0)
+	for i, st := range ir.ContiguousStrides(shape) {
+		e = sym.Add(e, sym.Mul(st, idx[i]))
+	}
+	return e
+}
+
+// unravel is the multi-index of row-major position lin in shape.
+func unravel(lin sym.Expr, shape []sym.Expr) []sym.Expr {
+	strides := ir.ContiguousStrides(shape)
+	out := make([]sym.Expr, len(shape))
+	for i := range shape {
+		q := sym.FloorDiv(lin, strides[i])
+		if i > 0 && !isZero(shape[i]) { // a size-0 dim: nothing is read
+			q = sym.Mod(q, shape[i])
+		}
+		out[i] = q
+	}
+	return out
+}
+
+// castRules are the copies: each converts self to the result's dtype and
+// layout; the aliasing forms (to, contiguous) are views when fakeprop says
+// the result kept self's storage.
+func castRules() map[string]rule {
+	copyOf := func(operand string) rule {
+		r := identityRule(operand)
+		return func(l *lowerer, c *ops.Call) error {
+			if in := c.Arg(operand); in.Kind == ir.ArgValue && sameStorage(in.Value, c.Node.Out()) {
+				return lowerView(l, c)
+			}
+			return r.lower(l, c)
+		}
+	}
+	t := map[string]rule{
+		"prims::convert_element_type": copyOf("a"),
+		"prims::device_put":           copyOf("a"),
+		"copy":                        identityRule("src").lower,
+		"fill.Scalar":                 identityRule("value").lower,
+		"fill.Tensor":                 identityRule("value").lower,
+		"zero":                        constRule(0).lower,
+		"copy_":                       copyInto,
+	}
+	for _, n := range []string{"_to_copy", "to.dtype", "to.device", "to.dtype_layout", "to.other", "clone", "contiguous"} {
+		t[n] = copyOf("self")
+	}
+	return t
+}
+
+// copyInto is the functionalization epilogue copy_(input, value): a kernel
+// that stores value into the input's own buffer.
+func copyInto(l *lowerer, c *ops.Call) error {
+	dst, err := l.ref(c.Arg("self"))
+	if err != nil {
+		return err
+	}
+	src, err := l.ref(c.Arg("src"))
+	if err != nil {
+		return err
+	}
+	shape := dst.layout.Shape
+	b := l.newKernel(shape)
+	b.store(dst, outerVars(len(shape)), b.loadBroadcast(src, shape))
+	if v := c.Node.Out(); v != nil {
+		l.vals[v] = dst
+	}
+	for _, p := range l.p.Inputs {
+		if p.Buffer == dst.buf {
+			p.Mutated = true
+		}
+	}
+	return nil
+}
+
+// factoryRules fill the result with a constant (empty is zeros, so that a
+// program's output never depends on stale memory) or an arange.
+func factoryRules() map[string]rule {
+	t := map[string]rule{}
+	for _, n := range []string{"empty.memory_format", "empty_strided", "zeros", "empty_like", "zeros_like",
+		"new_empty", "new_zeros", "new_empty_strided"} {
+		t[n] = constRule(0).lower
+	}
+	for _, n := range []string{"ones", "ones_like", "new_ones"} {
+		t[n] = constRule(1).lower
+	}
+	for _, n := range []string{"full", "full_like", "new_full"} {
+		t[n] = identityRule("fill_value").lower
+	}
+	t["scalar_tensor"] = identityRule("s").lower
+	for _, n := range []string{"arange", "arange.start", "arange.start_step"} {
+		t[n] = lowerArange
+	}
+	return t
+}
+
+// lowerArange stores start + step*x0, in int64 for integer results and in
+// float64 for float ones (ATen's accumulate type on CPU), rounded once.
+func lowerArange(l *lowerer, c *ops.Call) error {
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	if len(out.layout.Shape) != 1 {
+		return fmt.Errorf("arange result has rank %d", len(out.layout.Shape))
+	}
+	b := l.newKernel(out.layout.Shape)
+	dt := ir.F64
+	if !out.layout.DType.IsFloat() {
+		dt = ir.I64
+	}
+	e := &pwEnv{kbuilder: b, c: c, dt: dt, outDT: out.layout.DType}
+	start, step := ir.IntArg(0), ir.IntArg(1)
+	if c.Has("start") {
+		start = c.Arg("start")
+	}
+	if c.Has("step") {
+		step = c.Arg("step")
+	}
+	x0 := sym.Symbol(OuterVar(0))
+	var y *Instr
+	if s0, ok1 := symArg(start); ok1 && dt == ir.I64 {
+		if st, ok2 := symArg(step); ok2 {
+			y = b.index(sym.Add(s0, sym.Mul(st, x0)), ir.I64)
+		}
+	}
+	if y == nil {
+		s, err := e.scalarArg(start, dt)
+		if err != nil {
+			return err
+		}
+		st, err := e.scalarArg(step, dt)
+		if err != nil {
+			return err
+		}
+		y = e.fn("add", s, e.fn("mul", st, b.index(x0, dt)))
+	}
+	b.store(out, outerVars(1), y)
+	return nil
+}
+
+// symArg reads an int or SymInt argument as an expression.
+func symArg(a ir.Arg) (sym.Expr, bool) {
+	e, err := ops.ArgSymInt(a)
+	return e, err == nil && a.Kind != ir.ArgBool
+}
+
+// shapeRules build a tensor from pieces.
+func shapeRules() map[string]rule {
+	return map[string]rule{
+		"cat":             lowerCat,
+		"stack":           lowerCat,
+		"constant_pad_nd": lowerPad,
+	}
+}
+
+// lowerCat writes each input into its slice of the result, one kernel per
+// input (stack: into its index along the new dim).
+func lowerCat(l *lowerer, c *ops.Call) error {
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	rank := len(out.layout.Shape)
+	stack := c.Op.Schema.Name == "stack"
+	dim, err := c.Int("dim")
+	if err != nil {
+		return err
+	}
+	if dim < 0 {
+		dim += int64(rank)
+	}
+	if dim < 0 || dim >= int64(rank) {
+		return fmt.Errorf("%s: dim %d out of range", c.Op, dim)
+	}
+	start := sym.Const(0)
+	for k, a := range c.Arg("tensors").Elems {
+		in, err := l.ref(a)
+		if err != nil {
+			return err
+		}
+		shape := in.layout.Shape
+		if !stack && len(shape) == 1 && rank != 1 && isZero(shape[0]) {
+			continue // legacy empty tensors are skipped by cat
+		}
+		b := l.newKernel(shape)
+		idx := outerVars(len(shape))
+		var at []sym.Expr
+		if stack {
+			at = append(append(append([]sym.Expr{}, idx[:dim]...), sym.Const(int64(k))), idx[dim:]...)
+		} else {
+			at = append([]sym.Expr{}, idx...)
+			at[dim] = sym.Add(at[dim], start)
+			start = sym.Add(start, shape[dim])
+		}
+		b.store(out, at, b.load(in, idx))
+	}
+	return nil
+}
+
+func isZero(e sym.Expr) bool {
+	c, ok := e.Const()
+	return ok && c == 0
+}
+
+// lowerPad is constant_pad_nd: where(every padded index is inside the
+// input, input at index - pad_before, value). The load index is clamped
+// into the input so that it never leaves the buffer.
+func lowerPad(l *lowerer, c *ops.Call) error {
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	in, err := l.ref(c.Arg("self"))
+	if err != nil {
+		return err
+	}
+	pad, err := c.SymInts("pad")
+	if err != nil {
+		return err
+	}
+	rank := len(in.layout.Shape)
+	if len(pad)%2 != 0 || len(pad)/2 > rank {
+		return fmt.Errorf("constant_pad_nd: bad padding %v for rank %d", pad, rank)
+	}
+	b := l.newKernel(out.layout.Shape)
+	e := &pwEnv{kbuilder: b, c: c, dt: arithType(opmath(out.layout.DType)), outDT: out.layout.DType}
+	idx := outerVars(rank)
+	at := append([]sym.Expr{}, idx...)
+	var inside *Instr
+	for i := 0; i < len(pad)/2; i++ {
+		d := rank - 1 - i
+		pos := sym.Sub(idx[d], pad[2*i])
+		size := in.layout.Shape[d]
+		at[d] = sym.Max(sym.Const(0), sym.Min(pos, sym.Sub(size, sym.Const(1))))
+		p := b.index(pos, ir.I64)
+		ok := b.call("logical_and", ir.Bool, b.call("ge", ir.Bool, p, b.constInt(0, ir.I64)),
+			b.call("lt", ir.Bool, p, b.index(size, ir.I64)))
+		if inside == nil {
+			inside = ok
+		} else {
+			inside = b.call("logical_and", ir.Bool, inside, ok)
+		}
+	}
+	x := b.cast(b.load(in, at), e.dt)
+	if inside != nil {
+		v, err := e.param("value")
+		if err != nil {
+			return err
+		}
+		x = e.fn("where", inside, x, v)
+	}
+	b.store(out, idx, x)
+	return nil
+}

@@ -1,0 +1,269 @@
+package lowering
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// Verify checks a Program's invariants and returns every problem found,
+// joined (nil when there is none):
+//
+//   - an Instr argument is defined earlier in the same stage, or in an
+//     earlier stage when that value is outer-level (its stage has no
+//     Reduce) or an OpReduce;
+//   - OpReduce appears only in stages with Reduce ranges;
+//   - index expressions mention only x<i> for i < len(Outer), r<i> for i <
+//     len(stage.Reduce) (in r-stages only), the program's symbols, and
+//     for an Access with Indirect, the tmps it lists;
+//   - OpCall names a Fn with the right arity; BoolFns produce bool;
+//   - OpStore has one argument and an Access, OpLoad an Access;
+//   - every Access buffer is one of p.Buffers; instruction ids are unique
+//     per kernel;
+//   - every non-input buffer that is read was written by an earlier kernel;
+//   - every Result's buffer exists.
+func Verify(p *Program) error {
+	v := &verifier{p: p, bufs: map[*Buffer]bool{}, written: map[*Buffer]bool{}, syms: map[string]bool{}}
+	for _, b := range p.Buffers {
+		v.bufs[b] = true
+	}
+	for _, s := range p.Syms {
+		v.syms[s] = true
+	}
+	for _, k := range p.Kernels {
+		v.kernel(k)
+	}
+	for _, r := range p.Outputs {
+		if r.Buffer != nil && !v.bufs[r.Buffer] {
+			v.errorf("output %s: buffer %s is not in the program", r.Name, r.Buffer.Name)
+		}
+	}
+	for _, in := range p.Inputs {
+		if in.Buffer != nil && !v.bufs[in.Buffer] {
+			v.errorf("input %s: buffer %s is not in the program", in.Name, in.Buffer.Name)
+		}
+	}
+	return errors.Join(v.errs...)
+}
+
+type verifier struct {
+	p       *Program
+	bufs    map[*Buffer]bool
+	written map[*Buffer]bool // by kernels before the current one
+	syms    map[string]bool
+	errs    []error
+}
+
+func (v *verifier) errorf(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf(format, args...))
+}
+
+// kernelCheck is the state of one kernel's check.
+type kernelCheck struct {
+	v      *verifier
+	k      *Kernel
+	ids    map[int]bool
+	where  map[*Instr]int // defining stage of each instruction seen
+	writes []*Buffer
+}
+
+func (v *verifier) kernel(k *Kernel) {
+	kc := &kernelCheck{v: v, k: k, ids: map[int]bool{}, where: map[*Instr]int{}}
+	for _, r := range k.Outer {
+		kc.size("outer range", r)
+	}
+	for _, s := range k.Stages {
+		for _, r := range s.Reduce {
+			kc.size("reduce range", r)
+		}
+	}
+	if k.Extern != nil {
+		kc.extern(k.Extern)
+	}
+	for si, s := range k.Stages {
+		for _, in := range s.Body {
+			kc.instr(si, s, in)
+		}
+	}
+	for _, b := range kc.writes {
+		v.written[b] = true
+	}
+}
+
+func (kc *kernelCheck) errorf(format string, args ...any) {
+	kc.v.errorf("%s: "+format, append([]any{kc.k.Name}, args...)...)
+}
+
+func (kc *kernelCheck) extern(e *Extern) {
+	if len(kc.k.Stages) > 0 || len(kc.k.Outer) > 0 {
+		kc.errorf("extern kernel has loops")
+	}
+	for i, a := range e.Args {
+		if a.Buffer != nil {
+			kc.read(a.Buffer, fmt.Sprintf("extern arg %d", i))
+		}
+	}
+	if e.Out.Buffer == nil || !kc.v.bufs[e.Out.Buffer] {
+		kc.errorf("extern output buffer is not in the program")
+		return
+	}
+	kc.writes = append(kc.writes, e.Out.Buffer)
+}
+
+// read checks a buffer a kernel reads: in the program, and written before
+// unless it is an input.
+func (kc *kernelCheck) read(b *Buffer, what string) {
+	switch {
+	case !kc.v.bufs[b]:
+		kc.errorf("%s: buffer %s is not in the program", what, b.Name)
+	case b.Kind != BufInput && !kc.v.written[b]:
+		kc.errorf("%s: buffer %s is read before any kernel writes it", what, b.Name)
+	}
+}
+
+func (kc *kernelCheck) instr(si int, s *Stage, in *Instr) {
+	name := "tmp" + strconv.Itoa(in.ID)
+	if kc.ids[in.ID] {
+		kc.errorf("%s: id defined twice", name)
+	}
+	kc.ids[in.ID] = true
+	for _, a := range in.Args {
+		kc.arg(si, name, a)
+	}
+	kc.shape(si, s, name, in)
+	if in.Access != nil {
+		kc.access(s, name, in)
+	}
+	if in.Op == OpIndex {
+		kc.expr(s, name, in.Expr, nil)
+	}
+	kc.where[in] = si
+}
+
+// arg checks that a is visible at stage si.
+func (kc *kernelCheck) arg(si int, name string, a *Instr) {
+	if a == nil {
+		kc.errorf("%s: nil argument", name)
+		return
+	}
+	at, ok := kc.where[a]
+	switch {
+	case !ok:
+		kc.errorf("%s: argument tmp%d is not defined before it", name, a.ID)
+	case at < si && len(kc.k.Stages[at].Reduce) > 0 && a.Op != OpReduce:
+		kc.errorf("%s: argument tmp%d lives only inside stage %d's reduction loop", name, a.ID, at)
+	}
+}
+
+// arity lists the argument counts of the opcodes other than OpCall.
+var arity = map[Opcode]int{OpLoad: 0, OpStore: 1, OpConst: 0, OpIndex: 0, OpCast: 1, OpBitcast: 1, OpReduce: 1}
+
+// shape checks an instruction's opcode-specific form.
+func (kc *kernelCheck) shape(si int, s *Stage, name string, in *Instr) {
+	if !in.DType.Valid() {
+		kc.errorf("%s: invalid dtype", name)
+	}
+	if n, ok := arity[in.Op]; ok && len(in.Args) != n {
+		kc.errorf("%s: %s takes %d argument(s), has %d", name, in.Op, n, len(in.Args))
+	}
+	switch in.Op {
+	case OpLoad, OpStore:
+		if in.Access == nil {
+			kc.errorf("%s: %s without an access", name, in.Op)
+		}
+	case OpCall:
+		n, ok := Fns[in.Fn]
+		switch {
+		case !ok:
+			kc.errorf("%s: unknown function %q", name, in.Fn)
+		case n != len(in.Args):
+			kc.errorf("%s: %s takes %d argument(s), has %d", name, in.Fn, n, len(in.Args))
+		case BoolFns[in.Fn] && in.DType != ir.Bool:
+			kc.errorf("%s: %s produces bool, not %s", name, in.Fn, in.DType.Abbr())
+		}
+	case OpReduce:
+		if len(s.Reduce) == 0 {
+			kc.errorf("%s: reduce in outer-level stage %d", name, si)
+		}
+	case OpBitcast:
+		if len(in.Args) == 1 && in.Args[0] != nil && in.Args[0].DType.ItemSize() != in.DType.ItemSize() {
+			kc.errorf("%s: bitcast between sizes %d and %d", name, in.Args[0].DType.ItemSize(), in.DType.ItemSize())
+		}
+	}
+}
+
+func (kc *kernelCheck) access(s *Stage, name string, in *Instr) {
+	a := in.Access
+	if a.Buffer == nil {
+		kc.errorf("%s: access without a buffer", name)
+		return
+	}
+	var tmps map[string]bool
+	if len(a.Indirect) > 0 {
+		tmps = map[string]bool{}
+		for _, t := range a.Indirect {
+			if t == nil {
+				kc.errorf("%s: nil indirect index", name)
+				continue
+			}
+			if _, ok := kc.where[t]; !ok {
+				kc.errorf("%s: indirect index tmp%d is not defined before it", name, t.ID)
+			}
+			tmps["tmp"+strconv.Itoa(t.ID)] = true
+		}
+	}
+	kc.expr(s, name, a.Index, tmps)
+	if in.Op == OpStore {
+		if !kc.v.bufs[a.Buffer] {
+			kc.errorf("%s: buffer %s is not in the program", name, a.Buffer.Name)
+		}
+		kc.writes = append(kc.writes, a.Buffer)
+		return
+	}
+	kc.read(a.Buffer, name)
+}
+
+// expr checks the names an index expression mentions.
+func (kc *kernelCheck) expr(s *Stage, name string, e sym.Expr, tmps map[string]bool) {
+	for _, f := range e.Free() {
+		switch {
+		case kc.v.syms[f], tmps[f]:
+		case loopIndex(f, "x") >= 0:
+			if loopIndex(f, "x") >= len(kc.k.Outer) {
+				kc.errorf("%s: index %s uses %s, but the kernel has %d outer range(s)", name, e, f, len(kc.k.Outer))
+			}
+		case loopIndex(f, "r") >= 0:
+			if loopIndex(f, "r") >= len(s.Reduce) {
+				kc.errorf("%s: index %s uses %s, but the stage has %d reduce range(s)", name, e, f, len(s.Reduce))
+			}
+		default:
+			kc.errorf("%s: index %s uses %s, which is not a loop variable or program symbol", name, e, f)
+		}
+	}
+}
+
+// loopIndex is i for a name prefix<i>, -1 otherwise.
+func loopIndex(name, prefix string) int {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
+		return -1
+	}
+	i, err := strconv.Atoi(rest)
+	if err != nil {
+		return -1
+	}
+	return i
+}
+
+// size checks that a range size mentions program symbols only.
+func (kc *kernelCheck) size(what string, e sym.Expr) {
+	for _, f := range e.Free() {
+		if !kc.v.syms[f] {
+			kc.errorf("%s %s uses %s, which is not a program symbol", what, e, f)
+		}
+	}
+}
