@@ -1,0 +1,169 @@
+package lowering
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/passes"
+	_ "github.com/kiln-compiler/kiln/passes/align"
+	_ "github.com/kiln-compiler/kiln/passes/dce"
+	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
+	_ "github.com/kiln-compiler/kiln/passes/functionalize"
+)
+
+const fusionCaseDir = "../testdata/fusion"
+
+// A fusion case is a txtar archive:
+//
+//	comment         what the case shows
+//	-- in.fx --     the FX graph
+//	-- env --       optional: symbol values for the evaluation ("s0=5")
+//	-- checks --    assertions, one a line: "kernels N", "stages N" (of
+//	                kernel0), "recomputes N", "calls FN N", "stores N",
+//	                "buffers N", "max-instrs N" (per kernel), "remark TEXT"
+//	-- fused --     the expected dump after Fuse and PlanBuffers
+//
+// Every case is lowered, checked with Verify and schedCheck before and
+// after fusion and after planning, and evaluated before and after: the
+// outputs and mutated inputs must agree. `go test ./lowering -update`
+// (the flag the lowering golden tests define) rewrites fused.
+func TestFusionCases(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(fusionCaseDir, "*.txtar"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			arch, err := txtar.ParseFile(path)
+			require.NoError(t, err)
+			g := schedCompile(t, path, txtarSection(arch, "in.fx"))
+			p, err := Lower(g, Options{Name: "g"})
+			require.NoError(t, err)
+			require.NoError(t, Verify(p), "pre-fusion:\n%s", p)
+			env := parseEnv(t, txtarSection(arch, "env"))
+			before := outputBuffers(p)
+			want := schedRun(t, p, env, 3)
+			stats, err := Fuse(p, FuseOptions{})
+			require.NoError(t, err)
+			require.NoError(t, Verify(p), "fused:\n%s", p)
+			schedCheck(t, p, before)
+			requireClose(t, want, schedRun(t, p, env, 3))
+			PlanBuffers(p)
+			require.NoError(t, Verify(p), "planned:\n%s", p)
+			requireClose(t, want, schedRun(t, p, env, 3))
+			runChecks(t, p, stats, txtarSection(arch, "checks"))
+			if updating() {
+				txtarSet(arch, "fused", p.String())
+				require.NoError(t, os.WriteFile(path, txtar.Format(arch), 0o644))
+				return
+			}
+			assert.Equal(t, txtarSection(arch, "fused"), p.String())
+		})
+	}
+}
+
+// updating reads the -update flag the lowering golden tests define.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func schedCompile(t *testing.T, file, src string) *ir.Graph {
+	t.Helper()
+	res, err := fx.Parse(file, []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Module.Graphs)
+	g := res.Module.Graphs[0]
+	pipe, err := passes.Parse("fakeprop,functionalize,align,dce")
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	m := passes.Manager{VerifyEach: true}
+	_, err = m.Run(pipe, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
+	return g
+}
+
+func parseEnv(t *testing.T, s string) map[string]int64 {
+	env := map[string]int64{}
+	for _, f := range strings.Fields(s) {
+		name, val, ok := strings.Cut(f, "=")
+		require.True(t, ok, "env: %q", f)
+		v, err := strconv.ParseInt(val, 10, 64)
+		require.NoError(t, err)
+		env[name] = v
+	}
+	return env
+}
+
+func runChecks(t *testing.T, p *Program, stats FuseStats, checks string) {
+	all := func(pred func(*Instr) bool) int {
+		n := 0
+		for _, k := range p.Kernels {
+			if k.Extern == nil {
+				n += countInstrs(k, pred)
+			}
+		}
+		return n
+	}
+	for _, line := range strings.Split(strings.TrimSpace(checks), "\n") {
+		word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		num := func(s string) int {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			require.NoError(t, err, "check %q", line)
+			return n
+		}
+		switch word {
+		case "kernels":
+			assert.Len(t, p.Kernels, num(rest), "%s\n%s", line, p)
+		case "stages":
+			assert.Len(t, p.Kernels[0].Stages, num(rest), "%s\n%s", line, p)
+		case "recomputes":
+			assert.Equal(t, num(rest), stats.Recomputes, line)
+		case "buffers":
+			assert.Len(t, p.Buffers, num(rest), line)
+		case "stores":
+			assert.Equal(t, num(rest), all(func(in *Instr) bool { return in.Op == OpStore }), line)
+		case "calls":
+			fn, n, _ := strings.Cut(rest, " ")
+			assert.Equal(t, num(n), all(isCall(fn)), "%s\n%s", line, p)
+		case "max-instrs":
+			for _, k := range p.Kernels {
+				assert.LessOrEqual(t, countInstrs(k, func(*Instr) bool { return true }), num(rest), "%s: %s", line, k.Name)
+			}
+		case "remark":
+			assert.Contains(t, p.Remarks, rest)
+		default:
+			t.Fatalf("unknown check %q", line)
+		}
+	}
+}
+
+func txtarSection(a *txtar.Archive, name string) string {
+	for _, f := range a.Files {
+		if f.Name == name {
+			return string(f.Data)
+		}
+	}
+	return ""
+}
+
+func txtarSet(a *txtar.Archive, name, body string) {
+	for i := range a.Files {
+		if a.Files[i].Name == name {
+			a.Files[i].Data = []byte(body)
+			return
+		}
+	}
+	a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(body)})
+}

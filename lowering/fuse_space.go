@@ -1,0 +1,356 @@
+package lowering
+
+import (
+	"fmt"
+
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// Iteration-space matching: which of the four shapes of fusion joins a
+// kernel c to a group g, and how c's (or g's) loop variables are renamed.
+
+type mergeCase uint8
+
+const (
+	caseOuter   mergeCase = iota // c pointwise over g.Outer: an outer-level stage
+	caseRStage                   // c pointwise over g.Outer ++ R: an r-stage over R
+	caseAppend                   // c a reduction with g's Outer: its stages appended
+	caseResplit                  // g pointwise over c.Outer ++ c's R: g becomes an r-stage
+)
+
+type mergePlan struct {
+	kind    mergeCase
+	reduce  []sym.Expr          // R, for caseRStage and caseResplit
+	cRename map[string]sym.Expr // c's variables → g's (caseRStage)
+	gRename map[string]sym.Expr // g's variables after the re-split (caseResplit)
+	why     string              // for the remark
+}
+
+func isUnitSize(e sym.Expr) bool {
+	v, ok := e.Const()
+	return ok && v == 1
+}
+
+func sameSizes(a, b []sym.Expr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sym.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropUnitRanges removes size-1 ranges: their variable becomes 0 and the others
+// are renumbered. keepOne keeps a single range when all are size 1 (an
+// r-stage must keep a range to stay one).
+func dropUnitRanges(sizes []sym.Expr, name func(int) string, keepOne bool, m map[string]sym.Expr) []sym.Expr {
+	var kept []sym.Expr
+	for i, e := range sizes {
+		if isUnitSize(e) && !(keepOne && len(kept) == 0 && i == len(sizes)-1) {
+			m[name(i)] = sym.Const(0)
+			continue
+		}
+		if len(kept) != i {
+			m[name(i)] = sym.Symbol(name(len(kept)))
+		}
+		kept = append(kept, e)
+	}
+	return kept
+}
+
+// normalizeKernel drops k's size-1 outer and reduction ranges, so that
+// spaces compare by position (a keepdim reduction's [8, 1] is [8]).
+func normalizeKernel(k *Kernel) {
+	outer := map[string]sym.Expr{}
+	k.Outer = dropUnitRanges(k.Outer, OuterVar, false, outer)
+	for _, st := range k.Stages {
+		m := map[string]sym.Expr{}
+		for name, e := range outer {
+			m[name] = e
+		}
+		if len(st.Reduce) > 0 {
+			st.Reduce = dropUnitRanges(st.Reduce, ReduceVar, true, m)
+		}
+		renameStageVars(st, m)
+	}
+}
+
+// renameStageVars substitutes loop variables in every index of a stage.
+func renameStageVars(st *Stage, m map[string]sym.Expr) {
+	if len(m) == 0 {
+		return
+	}
+	for _, in := range st.Body {
+		switch in.Op {
+		case OpLoad, OpStore:
+			in.Access.Index = in.Access.Index.Subst(m)
+		case OpIndex:
+			in.Expr = in.Expr.Subst(m)
+		}
+	}
+}
+
+func allOuterLevel(k *Kernel) bool {
+	for _, st := range k.Stages {
+		if len(st.Reduce) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedReduce is the Reduce of every r-stage of k when they agree.
+func sharedReduce(k *Kernel) ([]sym.Expr, bool) {
+	var r []sym.Expr
+	for _, st := range k.Stages {
+		if len(st.Reduce) == 0 {
+			continue
+		}
+		if r != nil && !sameSizes(r, st.Reduce) {
+			return nil, false
+		}
+		r = st.Reduce
+	}
+	return r, r != nil
+}
+
+// matchSpaces finds how c's iteration space fits g's.
+func matchSpaces(g, c *Kernel) (mergePlan, string) {
+	n := len(g.Outer)
+	space := sizesString(g.Outer)
+	if allOuterLevel(c) {
+		if sameSizes(c.Outer, g.Outer) {
+			return mergePlan{kind: caseOuter, why: "same iteration space " + space}, ""
+		}
+		if len(c.Outer) > n && sameSizes(c.Outer[:n], g.Outer) {
+			tail := c.Outer[n:]
+			for _, st := range g.Stages {
+				if len(st.Reduce) > 0 && sameSizes(st.Reduce, tail) {
+					m := map[string]sym.Expr{}
+					for i := range tail {
+						m[OuterVar(n+i)] = sym.Symbol(ReduceVar(i))
+					}
+					return mergePlan{kind: caseRStage, reduce: st.Reduce, cRename: m,
+						why: fmt.Sprintf("iteration space %s is %s reduce %s", sizesString(c.Outer), space, sizesString(tail))}, ""
+				}
+			}
+		}
+		return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", sizesString(c.Outer), describeKernelSpace(g))
+	}
+	if sameSizes(c.Outer, g.Outer) {
+		return mergePlan{kind: caseAppend, why: "reduction over the same outer space " + space}, ""
+	}
+	r, ok := sharedReduce(c)
+	if ok && allOuterLevel(g) && len(g.Stages) == 1 && sameSizes(g.Outer, append(append([]sym.Expr{}, c.Outer...), r...)) {
+		m := map[string]sym.Expr{}
+		for i := range r {
+			m[OuterVar(len(c.Outer)+i)] = sym.Symbol(ReduceVar(i))
+		}
+		return mergePlan{kind: caseResplit, reduce: r, gRename: m,
+			why: fmt.Sprintf("producer space %s re-split as %s reduce %s", space, sizesString(c.Outer), sizesString(r))}, ""
+	}
+	return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", describeKernelSpace(c), describeKernelSpace(g))
+}
+
+// describeKernelSpace prints a kernel's space: "[8, 4]" or "[8] reduce [4]".
+func describeKernelSpace(k *Kernel) string {
+	if r, ok := sharedReduce(k); ok {
+		return sizesString(k.Outer) + " reduce " + sizesString(r)
+	}
+	return sizesString(k.Outer)
+}
+
+// targetReduce is the Reduce c's stage i will have inside the group.
+func (pl *mergePlan) targetReduce(c *Kernel, i int) []sym.Expr {
+	if pl.kind == caseRStage {
+		return pl.reduce
+	}
+	return c.Stages[i].Reduce
+}
+
+// groupReduce is the Reduce a stage of the group will have after the plan.
+func (pl *mergePlan) groupReduce(st *Stage) []sym.Expr {
+	if pl.kind == caseResplit {
+		return pl.reduce
+	}
+	return st.Reduce
+}
+
+func substVars(e sym.Expr, m map[string]sym.Expr) sym.Expr {
+	if m == nil {
+		return e
+	}
+	return e.Subst(m)
+}
+
+// planMerge decides whether c may join g and how; the reason when not.
+func (s *scheduler) planMerge(g *group, c *Kernel, writes []*Buffer) (mergePlan, string) {
+	if g.k.Extern != nil {
+		return mergePlan{}, g.founder + " is an extern call"
+	}
+	pl, why := matchSpaces(g.k, c)
+	if why != "" {
+		return pl, why
+	}
+	if why := s.checkSize(g, c, &pl); why != "" {
+		return pl, why
+	}
+	if why := s.checkReads(g, c, &pl); why != "" {
+		return pl, why
+	}
+	return pl, s.checkOverwrites(g, c, &pl, writes)
+}
+
+// checkSize refuses a fusion that would grow a stage past the limit.
+func (s *scheduler) checkSize(g *group, c *Kernel, pl *mergePlan) string {
+	if len(c.Stages) == 0 || len(g.k.Stages) == 0 {
+		return ""
+	}
+	last := g.k.Stages[len(g.k.Stages)-1]
+	if !sameSizes(pl.groupReduce(last), pl.targetReduce(c, 0)) {
+		return ""
+	}
+	if n := len(last.Body) + len(c.Stages[0].Body); n > s.opts.MaxStageInstrs {
+		return fmt.Sprintf("the fused stage would have %d instructions (max %d)", n, s.opts.MaxStageInstrs)
+	}
+	return ""
+}
+
+// checkReads: c may read what g writes only at an index g wrote in the
+// same outer iteration (an outer-level store, or one in an r-stage over
+// the same ranges), never an element another iteration produces; and
+// every such read must be forwarded after the merge (a kernel never reads
+// back its own store: Verify rejects that, and it costs memory traffic).
+func (s *scheduler) checkReads(g *group, c *Kernel, pl *mergePlan) string {
+	pending := map[*Instr]int{}
+	joins := len(c.Stages) > 0 && s.joinsLast(g, pl, c)
+	for i, st := range c.Stages {
+		tr := pl.targetReduce(c, i)
+		size := 0 // what the target stage will hold beyond c's stage: recomputes
+		for _, in := range st.Body {
+			if in.Op != OpLoad {
+				continue
+			}
+			refs := g.writes[in.Access.Buffer]
+			if len(refs) == 0 {
+				continue
+			}
+			idx := substVars(in.Access.Index, pl.cRename)
+			ref, ok := latestStoreAt(refs, idx, pl.gRename)
+			if !ok {
+				return fmt.Sprintf("it reads %s at %s, not where %s writes it (%s)",
+					in.Access.Buffer.Name, idx, g.founder, substVars(refs[len(refs)-1].st.Access.Index, pl.gRename))
+			}
+			at := g.stageOf(ref.stage)
+			if sr := pl.groupReduce(at); len(sr) > 0 && !sameSizes(sr, tr) {
+				return fmt.Sprintf("it reads %s in a loop over %s, %s writes it in a loop over %s",
+					in.Access.Buffer.Name, sizesString(tr), g.founder, sizesString(sr))
+			}
+			same := joins && i == 0 && at == g.k.Stages[len(g.k.Stages)-1]
+			if i == 0 && joins && size == 0 {
+				size = len(g.k.Stages[len(g.k.Stages)-1].Body)
+			}
+			if why := s.willForward(g, pl, at, same, &size, st, ref.st, in, pending); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// latestStoreAt is the last of refs that stores at idx.
+func latestStoreAt(refs []storeRef, idx sym.Expr, gRename map[string]sym.Expr) (storeRef, bool) {
+	for i := len(refs) - 1; i >= 0; i-- {
+		if sym.Equal(idx, substVars(refs[i].st.Access.Index, gRename)) {
+			return refs[i], true
+		}
+	}
+	return storeRef{}, false
+}
+
+// joinsLast predicts whether c's first stage merges into g's last one.
+func (s *scheduler) joinsLast(g *group, pl *mergePlan, c *Kernel) bool {
+	n := len(g.k.Stages)
+	if n == 0 {
+		return false
+	}
+	last := g.k.Stages[n-1]
+	return s.canJoin(g, last, pl.groupReduce(last), c.Stages[0], pl.targetReduce(c, 0))
+}
+
+// willForward predicts what forward will do with load ld of store st
+// (stage at): the reason it will not forward, or "".
+func (s *scheduler) willForward(g *group, pl *mergePlan, at *Stage, same bool, size *int, cst *Stage, st, ld *Instr, pending map[*Instr]int) string {
+	v := st.Args[0]
+	if st.Access.DType != ld.Access.DType || v.DType != ld.DType {
+		return fmt.Sprintf("it reads %s as %s, %s stores %s", st.Access.Buffer.Name, ld.DType.Abbr(), g.founder, v.DType.Abbr())
+	}
+	switch {
+	case len(pl.groupReduce(at)) == 0:
+		return ""
+	case same && v.Op != OpReduce:
+		return ""
+	case same:
+		return fmt.Sprintf("it reads %s, a reduction still running in that stage", st.Access.Buffer.Name)
+	}
+	if g.recomputed[v]+pending[v] >= s.opts.MaxRecompute {
+		return fmt.Sprintf("the value of %s was recomputed %d times already (max %d)",
+			st.Access.Buffer.Name, g.recomputed[v]+pending[v], s.opts.MaxRecompute)
+	}
+	order, ok := cloneOrder(at, v)
+	if !ok {
+		return fmt.Sprintf("the value of %s needs a reduction of its own stage", st.Access.Buffer.Name)
+	}
+	if n := *size + len(cst.Body) + len(order); n > s.opts.MaxStageInstrs {
+		return fmt.Sprintf("recomputing %s would grow the stage to %d instructions (max %d)",
+			st.Access.Buffer.Name, n, s.opts.MaxStageInstrs)
+	}
+	*size += len(order)
+	pending[v]++
+	return ""
+}
+
+// checkOverwrites: when c writes a buffer g reads (the copy_ epilogue
+// into a mutated input), every access to it must be to the same element
+// of the same iteration, read before written; otherwise it is a barrier.
+func (s *scheduler) checkOverwrites(g *group, c *Kernel, pl *mergePlan, writes []*Buffer) string {
+	for _, b := range writes {
+		if s.level(s.maxReader, b) != g.idx {
+			continue
+		}
+		if pl.kind == caseResplit {
+			return fmt.Sprintf("it overwrites %s, which %s reads", b.Name, g.founder)
+		}
+		var idx sym.Expr
+		var red []sym.Expr
+		first, same := true, true
+		see := func(e sym.Expr, r []sym.Expr) {
+			if first {
+				idx, red, first = e, r, false
+			} else if !sym.Equal(e, idx) || !sameSizes(r, red) {
+				same = false
+			}
+		}
+		for _, st := range g.k.Stages {
+			for _, in := range st.Body {
+				if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
+					see(in.Access.Index, st.Reduce)
+				}
+			}
+		}
+		for i, st := range c.Stages {
+			for _, in := range st.Body {
+				if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
+					see(substVars(in.Access.Index, pl.cRename), pl.targetReduce(c, i))
+				}
+			}
+		}
+		if !same {
+			return fmt.Sprintf("it overwrites %s, which %s reads at other elements", b.Name, g.founder)
+		}
+	}
+	return ""
+}
