@@ -6,6 +6,7 @@ import (
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/cse"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
+	_ "github.com/kiln-compiler/kiln/passes/decompose"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
 	_ "github.com/kiln-compiler/kiln/passes/functionalize"
 	_ "github.com/kiln-compiler/kiln/passes/vmap"

@@ -21,14 +21,28 @@ func (l *lowerer) newKernel(outer []sym.Expr) *kbuilder {
 	k := &Kernel{Name: "kernel" + strconv.Itoa(len(l.p.Kernels)), Outer: outer, Vec: 1}
 	if n := l.node; n != nil {
 		k.Origins = []string{n.Name}
-		if v := n.Out(); v != nil {
-			k.Vec = attrInt(v.Attrs, "vec", 1)
-		}
+		k.Vec = nodeVec(n)
 	}
 	l.p.Kernels = append(l.p.Kernels, k)
 	b := &kbuilder{k: k}
 	b.stage(nil)
 	return b
+}
+
+// nodeVec is the vector width the align pass proved for every tensor the
+// node reads and writes: the smallest `vec` among its result and operands
+// (a misaligned view read by an aligned add keeps the kernel scalar).
+func nodeVec(n *ir.Node) int {
+	vec := 1
+	if v := n.Out(); v != nil {
+		vec = attrInt(v.Attrs, "vec", 1)
+	}
+	n.WalkInputs(func(in *ir.Value) {
+		if _, ok := in.Attrs.Get("vec"); ok && in.Type.Kind == ir.KindTensor {
+			vec = min(vec, attrInt(in.Attrs, "vec", 1))
+		}
+	})
+	return vec
 }
 
 // stage opens a new stage (reduce nil: outer-level). An empty outer-level

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -136,64 +135,6 @@ func firstDigraph(text string) string {
 		return text[:i+2]
 	}
 	return text
-}
-
-func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var outDir string
-	run, status := compileWith("compile", args, stdin, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&outDir, "o", "kiln-out", "output folder for the dumps")
-	}, func(o *driver.Options) { o.Record = true })
-	if run == nil || run.Module == nil {
-		return status
-	}
-	if err := writeCompileDumps(outDir, run); err != nil {
-		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "kiln compile: %d graph(s), %d node(s); dumps in %s\n",
-		len(run.Module.Graphs), countNodes(run), outDir)
-	return status
-}
-
-func countNodes(run *driver.Run) int {
-	n := 0
-	for _, g := range run.Module.Graphs {
-		n += len(g.Nodes)
-	}
-	return n
-}
-
-func writeCompileDumps(dir string, run *driver.Run) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	files := map[string]string{"graph.fx": run.Module.Print()}
-	var dotText strings.Builder
-	for _, g := range run.Module.Graphs {
-		dotText.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items}))
-	}
-	files["graph.dot"] = dotText.String()
-	var diags strings.Builder
-	for _, d := range run.Diags.Items {
-		diags.WriteString(d.String() + "\n")
-	}
-	files["diagnostics.txt"] = diags.String()
-	for gi, rec := range run.Stages {
-		for ci, c := range rec.Columns {
-			files[fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)] = c.Text
-		}
-		var page strings.Builder
-		if err := rec.Write(&page, run.Diags.Items); err != nil {
-			return err
-		}
-		files[fmt.Sprintf("report%d.html", gi)] = page.String()
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

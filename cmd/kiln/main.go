@@ -21,7 +21,7 @@ func init() {
 	commands = map[string]command{
 		"opt":     {"kiln opt [-passes=LIST] [-print-after-all] [-print-after=NAME] [-time-passes] FILE", runOpt},
 		"dot":     {"kiln dot [-passes=LIST] [-o OUT.svg|OUT.dot] FILE", runDot},
-		"compile": {"kiln compile [-o DIR] [-passes=LIST] FILE", runCompile},
+		"compile": {compileUsage, runCompile},
 		"passes":  {"kiln passes", runPasses},
 		"explain": {"kiln explain CODE", runExplain},
 		"run":     {runUsage, runRun},

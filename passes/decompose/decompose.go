@@ -1,0 +1,239 @@
+// Package decompose rewrites composite ATen ops into the core ops that
+// lowering handles, the way AOTAutograd's decomposition table
+// (torch/_decomp/decompositions.py, torch/_refs, torch/_inductor/
+// decomposition.py) does before Inductor sees a graph: softmax becomes
+// amax/sub/exp/sum/div, layer norm becomes var_mean/rsqrt/sub/mul, gelu
+// becomes erf or tanh arithmetic, addmm becomes mm + add, and so on.
+//
+// Every decomposition is one row of the table in table.go, next to the ops
+// deliberately left whole and why. A decomposition is built with the
+// registry's meta rules, so every node it makes is typed; the values that
+// replace the original's results must have the original's type (dtype,
+// shape, strides, device), or the node stays whole with a warning. Reduced
+// floats compute in float32 where PyTorch's decomposition does
+// (elementwise_dtypes / pw_cast_for_opmath) and are cast back.
+//
+// Remarks: "decompose" names each node decomposed and what it became;
+// "decompose-kept" names a node with a decomposition that stayed whole
+// (a training batch norm, a non-float softmax) and why.
+package decompose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/passes"
+)
+
+// Diagnostic codes.
+const (
+	RemarkDecomposed = "decompose"
+	RemarkKept       = "decompose-kept"
+	// CodeFailed warns that a decomposition did not type-check or did not
+	// reproduce the op's type; the node stays whole. It is a kiln bug or a
+	// disagreement between a meta rule and PyTorch's decomposition.
+	CodeFailed = "decompose-failed"
+)
+
+func init() {
+	passes.Register(passes.Info{
+		Name:    "decompose",
+		Summary: "rewrite composite ops (softmax, layer/batch norm, gelu, addmm, matmul, linear, clamp, ...) into core ops, after torch/_decomp",
+		Requires: []passes.Requirement{
+			{Pass: "fakeprop", Reason: "decompositions branch on dtypes, ranks, devices and strides, and type every node they build"},
+			{Pass: "functionalize", Reason: "decompositions are functional rewrites, as in AOTAutograd: a mutation between the pieces would change what they read"},
+		},
+		Stage: ir.StageFunctional,
+		New:   func(passes.Options) (passes.Pass, error) { return Pass{}, nil },
+	})
+}
+
+// Pass is the decompose pass.
+type Pass struct{}
+
+// Name is "decompose".
+func (Pass) Name() string { return "decompose" }
+
+// decomposer is one run over one graph.
+type decomposer struct {
+	ctx   *passes.Context
+	g     *ir.Graph
+	env   *ops.Env
+	names *namer
+	// oldStorage is the largest storage id the graph held before the pass;
+	// larger ones are fresh allocations of the decompositions.
+	oldStorage ir.StorageID
+}
+
+// Run decomposes every node the table has a decomposition for, in one
+// forward sweep: later nodes already read the replacements of earlier ones.
+func (Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
+	d := &decomposer{ctx: ctx, g: g, env: ops.NewEnv(g), names: newNamer(g), oldStorage: maxStorage(g)}
+	d.env.ReserveStorage(d.oldStorage)
+	out := make([]*ir.Node, 0, len(g.Nodes))
+	changed := false
+	for _, n := range g.Nodes {
+		r := ruleFor(n)
+		if r == nil || r.build == nil {
+			out = append(out, n)
+			continue
+		}
+		ctx.At(n)
+		nodes, ok := d.node(n, r)
+		if !ok {
+			out = append(out, n)
+			continue
+		}
+		out = append(out, nodes...)
+		changed = true
+	}
+	if changed {
+		g.Nodes = out
+		g.RebuildUses()
+	}
+	return changed, nil
+}
+
+func ruleFor(n *ir.Node) *Rule {
+	if n.Form != ir.FormOp || n.Op == nil {
+		return nil
+	}
+	return byOp[n.Target]
+}
+
+func maxStorage(g *ir.Graph) ir.StorageID {
+	var m ir.StorageID
+	for _, v := range g.Values() {
+		if t := tensor(v); t != nil && t.Storage > m {
+			m = t.Storage
+		}
+	}
+	return m
+}
+
+// node builds n's decomposition and, when it holds, rewires n's users to
+// it; it returns the nodes that replace n.
+func (d *decomposer) node(n *ir.Node, r *Rule) ([]*ir.Node, bool) {
+	if v := untypedInput(n); v != nil {
+		d.ctx.Remark(n, RemarkKept, "%s (%s) kept whole: input %s has no type", n.Name, n.Target, v.Name)
+		return nil, false
+	}
+	c, err := ops.Bind(n)
+	if err != nil {
+		d.ctx.Remark(n, RemarkKept, "%s (%s) kept whole: %v", n.Name, n.Target, err)
+		return nil, false
+	}
+	e := &emitter{d: d, orig: n}
+	results := r.build(e, c)
+	if e.err == nil {
+		results = d.finish(e, results)
+	}
+	if e.err != nil {
+		d.names.release(e.taken)
+		if why, ok := isKeepWhole(e.err); ok {
+			d.ctx.Remark(n, RemarkKept, "%s (%s) kept whole: %s", n.Name, n.Target, why)
+		} else {
+			d.ctx.Warn(n, CodeFailed, "report this: the decomposition in passes/decompose disagrees with the op's meta rule",
+				"%s (%s) kept whole: its decomposition failed: %v", n.Name, n.Target, e.err)
+		}
+		return nil, false
+	}
+	for i, res := range n.Results {
+		if results[i] != nil {
+			d.g.ReplaceAllUses(res, results[i])
+		}
+	}
+	d.ctx.Remark(n, RemarkDecomposed, "%s (%s) became %s", n.Name, n.Target, opList(e.nodes))
+	return e.nodes, true
+}
+
+func untypedInput(n *ir.Node) *ir.Value {
+	var bad *ir.Value
+	n.WalkInputs(func(v *ir.Value) {
+		if bad == nil && !v.Type.IsKnown() {
+			bad = v
+		}
+	})
+	return bad
+}
+
+// opList names the ops of nodes in order: "amax, sub, exp, sum, div".
+func opList(nodes []*ir.Node) string {
+	if len(nodes) == 0 {
+		return "its input (no new nodes)"
+	}
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Op.(*ops.Op).Schema.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// finish checks that every used result of the original has a replacement
+// of the original's type. A replacement that differs only in strides from
+// a contiguous original is made contiguous (as PyTorch's decompositions
+// call .contiguous()); fresh storage takes the original's storage id, so
+// views of the original keep sharing storage with their base.
+func (d *decomposer) finish(e *emitter, results []*ir.Value) []*ir.Value {
+	orig := e.orig.Results
+	if len(results) < len(orig) {
+		results = append(results, make([]*ir.Value, len(orig)-len(results))...)
+	}
+	for i, o := range orig {
+		if o.NumUses() == 0 {
+			results[i] = nil
+			continue
+		}
+		if results[i] == nil {
+			e.err = fmt.Errorf("result %d (%s) is used, but the decomposition does not produce it", i, o.Name)
+			return nil
+		}
+		results[i] = e.match(o, results[i])
+		if e.err != nil {
+			return nil
+		}
+		d.adoptStorage(e, o, results[i])
+	}
+	return results
+}
+
+// match returns v, or v made contiguous, when it has o's type.
+func (e *emitter) match(o, v *ir.Value) *ir.Value {
+	ot, vt := tensor(o), tensor(v)
+	if ot == nil || vt == nil {
+		e.err = fmt.Errorf("result %s is not a tensor", o.Name)
+		return nil
+	}
+	if !ir.SameTensorType(ot, vt) && ops.IsContiguous(ot) && sameShapeDType(ot, vt) {
+		v = e.call("aten::clone.default", []ir.Arg{val(v)}, kw("memory_format", ir.EnumArg("contiguous_format")))
+		vt = tensor(v)
+	}
+	if e.err == nil && !ir.SameTensorType(ot, vt) {
+		e.err = fmt.Errorf("it gives %s for %s, which PyTorch's op types %s", vt, o.Name, ot)
+	}
+	return v
+}
+
+func sameShapeDType(a, b *ir.TensorType) bool {
+	return ir.SameTensorType(&ir.TensorType{DType: a.DType, Shape: a.Shape}, &ir.TensorType{DType: b.DType, Shape: b.Shape})
+}
+
+// adoptStorage gives the storage v's decomposition allocated the original
+// result's id, on every new value living in it.
+func (d *decomposer) adoptStorage(e *emitter, o, v *ir.Value) {
+	want, got := tensor(o).Storage, tensor(v).Storage
+	if want == 0 || got == want || got <= d.oldStorage {
+		return
+	}
+	for _, n := range e.nodes {
+		for _, r := range n.Results {
+			if t := tensor(r); t != nil && t.Storage == got {
+				t = t.Clone()
+				t.Storage = want
+				r.Type = ir.TensorOf(t)
+			}
+		}
+	}
+}

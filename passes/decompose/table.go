@@ -1,0 +1,108 @@
+package decompose
+
+import (
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// buildFunc builds one call's decomposition and returns one value per
+// result of the original node (nil for a result nobody uses). It reports
+// failure through the emitter.
+type buildFunc func(e *emitter, c *ops.Call) []*ir.Value
+
+// Rule is one row of the decomposition table.
+type Rule struct {
+	// Op is the qualified registry name ("aten::_softmax.default").
+	Op string
+	// Note says in one line what the op becomes and which PyTorch source
+	// the decomposition follows, or why the op stays whole.
+	Note  string
+	build buildFunc
+}
+
+// Whole reports whether the op is deliberately left whole.
+func (r Rule) Whole() bool { return r.build == nil }
+
+// Sources the notes cite.
+const (
+	decomps = "torch/_decomp/decompositions.py"
+	refs    = "torch/_refs"
+)
+
+// table is the decomposition table: ops decomposed, then ops left whole.
+var table = []Rule{
+	{"aten::_softmax.default", "upcast f16/bf16 to f32, x-amax(keepdim), exp, sum(keepdim), div, cast back unless half_to_float (" + decomps + " _softmax)", softmax},
+	{"aten::softmax.int", "cast to dtype if given, then as _softmax (ATen softmax.int -> _softmax)", softmax},
+	{"aten::_log_softmax.default", "upcast, x-amax, exp, sum, log, sub, cast back (" + decomps + " _log_softmax)", logSoftmax},
+	{"aten::log_softmax.int", "cast to dtype if given, then as _log_softmax", logSoftmax},
+	{"aten::native_layer_norm.default", "upcast, var_mean(correction=0, keepdim), add eps, rsqrt, sub, mul, weight mul, bias add; mean/rstd in the input dtype on CPU (" + refs + " native_layer_norm/_normalize)", nativeLayerNorm},
+	{"aten::layer_norm.default", "native_layer_norm's out (ATen layer_norm)", nativeLayerNorm},
+	{"aten::_native_batch_norm_legit_no_training.default", "running stats in f32, 1/sqrt(var+eps), unsqueeze to [C,1,..], sub, mul, weight, bias (" + decomps + " native_batch_norm_helper, training=False)", batchNormEval},
+	{"aten::native_batch_norm.default", "training=False as _native_batch_norm_legit_no_training; training=True stays whole (batch statistics + running-stat update)", batchNormEval},
+	{"aten::batch_norm.default", "training=False as _native_batch_norm_legit_no_training's out; training=True stays whole", batchNormEval},
+	{"aten::gelu.default", "upcast; 'none': x*0.5*(1+erf(x*M_SQRT1_2)); 'tanh': 0.5*x*(1+tanh(kBeta*(x+0.044715*x^3))) (" + refs + "/nn/functional gelu)", gelu},
+	{"aten::silu.default", "upcast, x*sigmoid(x) (" + decomps + " silu)", silu},
+	{"aten::hardtanh.default", "clamp(min_val, max_val) as maximum/minimum (" + decomps + " hardtanh)", clampScalar},
+	{"aten::hardsigmoid.default", "upcast, clamp(x+3, 0, 6)/6 (" + decomps + " hardsigmoid)", hardsigmoid},
+	{"aten::hardswish.default", "upcast, x*clamp(x+3, 0, 6)/6 (" + decomps + " hardswish)", hardswish},
+	{"aten::leaky_relu.default", "upcast, where(x>0, x, x*slope) (" + refs + "/nn/functional leaky_relu)", leakyRelu},
+	{"aten::elu.default", "upcast, where(x>0, x*scale, expm1(x*input_scale)*alpha*scale) (" + refs + "/nn/functional elu)", elu},
+	{"aten::softplus.default", "upcast, where(x*beta>threshold, x, log1p(exp(x*beta))/beta) (" + refs + "/nn/functional softplus)", softplus},
+	{"aten::mish.default", "upcast, x*tanh(softplus(x)) (" + decomps + " mish)", mish},
+	{"aten::clamp.default", "maximum/minimum with 0-d bounds of the result dtype; NaN propagates as in " + refs + " clamp", clampScalar},
+	{"aten::clamp_min.default", "maximum with a 0-d bound of the result dtype", clampScalar},
+	{"aten::clamp_max.default", "minimum with a 0-d bound of the result dtype", clampScalar},
+	{"aten::clamp.Tensor", "maximum(x, min), minimum(., max): promotion as clamp's", clampTensor},
+	{"aten::clamp_min.Tensor", "maximum(x, min)", clampTensor},
+	{"aten::clamp_max.Tensor", "minimum(x, max)", clampTensor},
+	{"aten::where.ScalarSelf", "where.self with scalar_tensor of the result dtype (ATen wrapped_scalar_tensor)", whereScalar},
+	{"aten::where.ScalarOther", "where.self with scalar_tensor of the result dtype", whereScalar},
+	{"aten::where.Scalar", "where.self with two scalar_tensors of the result dtype", whereScalar},
+	{"aten::rsub.Tensor", "sub(other, self, alpha) (" + refs + " rsub)", rsub},
+	{"aten::rsub.Scalar", "sub.Tensor(other, self, alpha) with the scalar first, as PyTorch's graphs print it", rsub},
+	{"aten::addcmul.default", "upcast, self + value*tensor1*tensor2 (" + refs + " addcmul)", addcmul},
+	{"aten::addcdiv.default", "upcast, self + value*(tensor1/tensor2) (" + refs + " addcdiv)", addcdiv},
+	{"aten::lerp.Scalar", "upcast, |w|>=0.5 ? (w-1)*(end-start)+end : w*(end-start)+start, branch picked statically (" + refs + " lerp)", lerp},
+	{"aten::lerp.Tensor", "upcast, the same with where on |w|>=0.5 per element (" + refs + " lerp)", lerp},
+	{"aten::addmm.default", "mm(mat1, mat2)*alpha + self*beta, product first for its layout; beta=0 drops self (" + decomps + " addmm)", addmm},
+	{"aten::baddbmm.default", "bmm(batch1, batch2)*alpha + self*beta (as addmm)", baddbmm},
+	{"aten::matmul.default", "dot/mv/mm by rank; batch x matrix folds into mm; else expand, reshape, bmm, view (" + decomps + " matmul, ATen _matmul_impl)", matmul},
+	{"aten::linear.default", "permute weight; 2-d: mm+add; contiguous n-d: view, mm+add, view; else matmul+add (ATen linear/_flatten_nd_linear)", linear},
+	{"aten::t.default", "permute with reversed dims (" + refs + " t via transpose, which core ATen spells permute)", t},
+
+	{"aten::var_mean.correction", "whole: lowering turns it into one two-stage (Welford) reduction kernel", nil},
+	{"aten::mm.default", "whole: extern kernel", nil},
+	{"aten::bmm.default", "whole: extern kernel", nil},
+	{"aten::mv.default", "whole: extern kernel", nil},
+	{"aten::dot.default", "whole: extern kernel", nil},
+	{"aten::convolution.default", "whole: extern kernel", nil},
+	{"aten::_to_copy.default", "whole: a cast (lowering reads it as convert_element_type)", nil},
+	{"prims::convert_element_type.default", "whole: the cast every decomposition above emits", nil},
+	{"aten::_native_batch_norm_legit.no_stats", "whole: training statistics are a reduction pair lowering schedules itself", nil},
+	{"aten::native_dropout.default", "whole: random; Inductor replaces it with its own RNG ops", nil},
+	{"aten::_scaled_dot_product_flash_attention.default", "whole: extern attention kernel", nil},
+	{"aten::_scaled_dot_product_efficient_attention.default", "whole: extern attention kernel", nil},
+	{"aten::embedding.default", "whole: a gather lowering handles directly", nil},
+}
+
+// byOp indexes the table.
+var byOp = func() map[string]*Rule {
+	m := make(map[string]*Rule, len(table))
+	for i := range table {
+		m[table[i].Op] = &table[i]
+	}
+	return m
+}()
+
+// Rules returns the table, in order: decompositions first, then the ops
+// left whole.
+func Rules() []Rule { return append([]Rule(nil), table...) }
+
+// Lookup returns the rule for a qualified op name.
+func Lookup(op string) (Rule, bool) {
+	r, ok := byOp[op]
+	if !ok {
+		return Rule{}, false
+	}
+	return *r, true
+}
