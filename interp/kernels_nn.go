@@ -224,6 +224,9 @@ func kLayerNorm(c *call) ([]any, error) {
 		statShape[i] = 1
 	}
 	statDT := x.DType
+	if statDT.IsReducedFloat() && !x.Device().IsCPU() { // CUDA keeps the stats in opmath (f32)
+		statDT = ir.F32
+	}
 	return []any{res, FromFloatsOn(statDT, statShape, means, x.Device()), FromFloatsOn(statDT, statShape, rstds, x.Device())}, nil
 }
 
@@ -312,7 +315,9 @@ func batchNorm(x, w, b, rm, rv *Tensor, training bool, momentum, eps float64) (o
 		}
 		return FromFloatsOn(dt, []int64{ch}, v, x.Device())
 	}
-	if !training {
+	if !training && x.Device().IsCPU() {
+		// inference on the CPU returns empty stats; elsewhere the running
+		// mean and 1/sqrt(running_var + eps) (native_batch_norm_helper).
 		means, rstds = []float64{}, []float64{}
 		saveMean, saveRstd = FromFloatsOn(statDT, []int64{0}, means, x.Device()), FromFloatsOn(statDT, []int64{0}, rstds, x.Device())
 	} else {
@@ -359,8 +364,6 @@ func kBatchNorm(c *call) ([]any, error) {
 		return nil, err
 	}
 	switch c.op.Schema.Name {
-	case "batch_norm":
-		return one(out)
 	case "_native_batch_norm_legit_functional":
 		return []any{out, sm, sr, nrm, nrv}, nil
 	}
@@ -371,6 +374,9 @@ func kBatchNorm(c *call) ([]any, error) {
 		if err := copyTensor(ts[3], nrv); err != nil {
 			return nil, err
 		}
+	}
+	if c.op.Schema.Name == "batch_norm" { // updates running stats like the others, returns out only
+		return one(out)
 	}
 	return []any{out, sm, sr}, nil
 }

@@ -17,10 +17,16 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
+	_ "github.com/kiln-compiler/kiln/passes/decompose"
 )
 
+// walkPipeline is the default pipeline with decompose after functionalize,
+// as Inductor sees graphs after AOTAutograd's decompositions: composite ops
+// (matmul, linear, layer norm, eval batch norm) reach lowering as core ops.
+const walkPipeline = "fakeprop,functionalize,decompose,align,dce"
+
 // TestCorpusWalk lowers every graph under testdata/ (the real-world corpus,
-// the scenarios, every txtar member) after fakeprop,functionalize,align,dce.
+// the scenarios, every txtar member) after walkPipeline.
 // A graph either lowers (and its program verifies) or fails with
 // no-lowering naming the op that blocks it; any other error, or a panic,
 // fails the test. Graphs the pipeline itself rejects are counted apart.
@@ -81,7 +87,7 @@ func runPipeline(g *ir.Graph, types map[string]ir.Type) (ok bool) {
 			in.Type = t
 		}
 	}
-	pipe, err := passes.Parse(defaultPipeline)
+	pipe, err := passes.Parse(walkPipeline)
 	if err != nil {
 		return false
 	}

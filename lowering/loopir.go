@@ -136,6 +136,12 @@ type Kernel struct {
 	// Vec is the vector width in elements the align pass proved for every
 	// access of the kernel along its innermost outer range; 1 when unknown.
 	Vec int
+	// Serial says the kernel must not be split across threads or blocks:
+	// it is a scatter-accumulate (index_put accumulate, scatter_add,
+	// scatter_reduce, index_add) whose indices may repeat, so two
+	// iterations may update one element. Codegen runs it in one thread,
+	// in outer-index order; the scheduler must not fuse it with others.
+	Serial bool
 }
 
 // Kind derives the kernel's kind from its stages.

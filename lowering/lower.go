@@ -178,6 +178,10 @@ func (l *lowerer) ref(a ir.Arg) (tensorRef, error) {
 // lowerNode dispatches one node to its rule.
 func (l *lowerer) lowerNode(n *ir.Node) error {
 	op, _ := n.Op.(*ops.Op)
+	if op == nil && n.Form == ir.FormGetAttr {
+		return noLowering(n, "pass it as an input (torch.export lifts constants and buffers into inputs)",
+			"the printout has no data for tensor constant %s; pass it as an input", n.Target)
+	}
 	if op == nil {
 		if symbolicOnly(n) {
 			return nil // Python operators on SymInts: values are sym.Exprs in the types

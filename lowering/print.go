@@ -59,6 +59,9 @@ func writeKernel(b *strings.Builder, k *Kernel) {
 	if k.Vec > 1 {
 		fmt.Fprintf(b, " vec=%d", k.Vec)
 	}
+	if k.Serial {
+		b.WriteString(" serial")
+	}
 	b.WriteString("\n")
 	if k.Extern != nil {
 		writeExtern(b, k.Extern)

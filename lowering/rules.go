@@ -16,7 +16,8 @@ type rule func(l *lowerer, c *ops.Call) error
 // rules_reduce.go, rules_shape.go); ops of the view and sym families need
 // no entry (lowerByKind).
 var rules = buildRules(pointwiseRules(), castRules(), factoryRules(), reduceRules(), shapeRules(),
-	externRules(), scatterRules(), indexRules(), nnRules(), indirectRules())
+	externRules(), scatterRules(), indexRules(), nnRules(), indirectRules(),
+	indexPutRules(), scatterFamilyRules(), batchNormRules(), resizeRules(), matvecRules())
 
 // buildRules merges the family tables; a name declared twice is a bug in
 // the tables, caught by the package tests through RuleNames.

@@ -118,10 +118,8 @@ func selectAlong(l *lowerer, c *ops.Call, at func(x []sym.Expr, d int) []sym.Exp
 	return nil
 }
 
-// lowerIndex is advanced indexing self[i0, i1, ...] with index tensors
-// (None entries keep a dim): the index tensors broadcast together; their
-// dims replace the indexed dims in place when those are adjacent, and go
-// first otherwise, as NumPy and PyTorch place them.
+// lowerIndex is advanced indexing self[i0, i1, ...]: the result at x
+// reads self where advIndex places x.
 func lowerIndex(l *lowerer, c *ops.Call) error {
 	out, err := l.resultRef(c, 0)
 	if err != nil {
@@ -131,53 +129,110 @@ func lowerIndex(l *lowerer, c *ops.Call) error {
 	if err != nil {
 		return err
 	}
-	list := c.Arg("indices")
-	rank := len(self.layout.Shape)
-	if len(list.Elems) > rank {
-		return fmt.Errorf("index: %d indices for rank %d", len(list.Elems), rank)
-	}
-	var idxRefs []tensorRef
-	var dims []int
-	for i, a := range list.Elems {
-		if a.Kind == ir.ArgNone {
-			continue
-		}
-		r, err := l.ref(a)
-		if err != nil {
-			return err
-		}
-		if dt := r.layout.DType; dt == ir.Bool || dt == ir.U8 {
-			return noLowering(c.Node, "boolean masks make the shape data-dependent", "index with a boolean mask")
-		}
-		idxRefs, dims = append(idxRefs, r), append(dims, i)
-	}
-	nb := len(out.layout.Shape) - (rank - len(dims))
-	if len(dims) == 0 || nb < 0 {
-		return noLowering(c.Node, "", "index without index tensors")
-	}
-	first := dims[0]
-	if dims[len(dims)-1]-first+1 != len(dims) {
-		first = 0 // non-adjacent: the broadcast dims lead
+	a, err := l.planAdvIndex(c, self.layout.Shape)
+	if err != nil {
+		return err
 	}
 	shape := out.layout.Shape
+	if len(shape) != len(a.shape) {
+		return fmt.Errorf("index: result rank %d, indexing gives rank %d", len(shape), len(a.shape))
+	}
 	x := outerVars(len(shape))
-	bx := x[first : first+nb]
 	b := l.newKernel(shape)
-	src := make([]sym.Expr, rank)
-	var ind []*Instr
-	for k, d := range dims {
-		r := idxRefs[k]
-		t := b.loadIndex(r, broadcastIndex(r.layout.Shape, shape[first:first+nb], bx), self.layout.Shape[d], true)
+	src, ind := a.at(b, x)
+	b.store(out, x, b.gatherLoad(self, src, ind))
+	return nil
+}
+
+// advIndex is the geometry of self[i0, i1, ...] with index tensors (None
+// entries keep a dim): the index tensors broadcast together; their dims
+// replace the indexed dims in place when those are adjacent, and go first
+// otherwise, as NumPy and PyTorch place them.
+type advIndex struct {
+	refs   []tensorRef // the index tensors
+	dims   []int       // the self dim each indexes
+	self   []sym.Expr  // self's shape
+	first  int         // where the broadcast dims sit in the result
+	bshape []sym.Expr  // the index tensors' broadcast shape
+	shape  []sym.Expr  // the result's shape
+}
+
+// planAdvIndex reads the call's indices list against self's shape.
+// Boolean masks make the result's shape data-dependent: no lowering.
+func (l *lowerer) planAdvIndex(c *ops.Call, self []sym.Expr) (*advIndex, error) {
+	list := c.Arg("indices")
+	rank := len(self)
+	if len(list.Elems) > rank {
+		return nil, fmt.Errorf("%s: %d indices for rank %d", c.Op, len(list.Elems), rank)
+	}
+	a := &advIndex{self: self}
+	for i, e := range list.Elems {
+		if e.Kind == ir.ArgNone {
+			continue
+		}
+		r, err := l.ref(e)
+		if err != nil {
+			return nil, err
+		}
+		if dt := r.layout.DType; dt == ir.Bool || dt == ir.U8 {
+			return nil, noLowering(c.Node, "a boolean mask makes the indexed positions data-dependent; "+
+				"use torch.where(mask, values, self) for a masked write, or index with mask.nonzero() outside the graph",
+				"%s with a boolean mask", c.Op)
+		}
+		a.refs, a.dims = append(a.refs, r), append(a.dims, i)
+		a.bshape = broadcastShape(a.bshape, r.layout.Shape)
+	}
+	if len(a.dims) == 0 {
+		return nil, noLowering(c.Node, "", "%s without index tensors", c.Op)
+	}
+	if a.dims[len(a.dims)-1]-a.dims[0]+1 == len(a.dims) {
+		a.first = a.dims[0] // adjacent: in place
+	}
+	var rest []sym.Expr
+	for d, s := range self {
+		if !isIndexed(d, a.dims) {
+			rest = append(rest, s)
+		}
+	}
+	a.shape = append(append(append([]sym.Expr{}, rest[:a.first]...), a.bshape...), rest[a.first:]...)
+	return a, nil
+}
+
+// at loads the index tensors at the result index x (wrapping negative
+// indices) and returns self's index for x and the indirect tmps it names.
+func (a *advIndex) at(b *kbuilder, x []sym.Expr) ([]sym.Expr, []*Instr) {
+	nb := len(a.bshape)
+	bx := x[a.first : a.first+nb]
+	src := make([]sym.Expr, len(a.self))
+	ind := make([]*Instr, 0, len(a.dims))
+	for k, d := range a.dims {
+		r := a.refs[k]
+		t := b.loadIndex(r, broadcastIndex(r.layout.Shape, a.bshape, bx), a.self[d], true)
 		src[d], ind = tmpSym(t), append(ind, t)
 	}
-	rest := append(append([]sym.Expr{}, x[:first]...), x[first+nb:]...)
+	rest := append(append([]sym.Expr{}, x[:a.first]...), x[a.first+nb:]...)
 	for d := range src {
-		if !isIndexed(d, dims) {
+		if !isIndexed(d, a.dims) {
 			src[d], rest = rest[0], rest[1:]
 		}
 	}
-	b.store(out, x, b.gatherLoad(self, src, ind))
-	return nil
+	return src, ind
+}
+
+// broadcastShape is the broadcast of two shapes (already checked by the
+// meta rule): dims align from the right and a 1 takes the other size.
+func broadcastShape(a, b []sym.Expr) []sym.Expr {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	out := append([]sym.Expr{}, a...)
+	off := len(a) - len(b)
+	for i, s := range b {
+		if isOne(out[off+i]) {
+			out[off+i] = s
+		}
+	}
+	return out
 }
 
 func isIndexed(d int, dims []int) bool {

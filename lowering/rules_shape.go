@@ -34,6 +34,9 @@ func lowerView(l *lowerer, c *ops.Call) error {
 			if len(c.Node.Results) != 1 {
 				return noLowering(c.Node, "", "%s: a result of a multi-result view does not share its base's storage", c.Op)
 			}
+			if view := viewOfCopy(c.Op); view != nil && view.Meta != nil {
+				return copyView(l, c, view, base, v)
+			}
 			return copyReshape(l, base, v)
 		}
 		l.vals[v] = tensorRef{base.buf, layoutOf(t)}

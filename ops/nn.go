@@ -107,9 +107,11 @@ func metaLayerNorm(env *Env, c *Call) ([]ir.Type, error) {
 }
 
 // metaBatchNorm covers native_batch_norm and the _native_batch_norm_legit
-// forms: out keeps the input's layout; save_mean/save_invstd are [C] in
-// training and [0] otherwise; the functional form adds the new running
-// stats.
+// forms: out keeps the input's layout; save_mean/save_invstd are [C],
+// except in inference on the CPU, where they are [0] (native_batch_norm_helper
+// in torch/_decomp/decompositions.py: "Very annoying inconsistency where
+// CPU and CUDA give different shapes"); the functional form adds the new
+// running stats.
 func metaBatchNorm(env *Env, c *Call) ([]ir.Type, error) {
 	in, err := c.Tensor("input")
 	if err != nil {
@@ -129,7 +131,7 @@ func metaBatchNorm(env *Env, c *Call) ([]ir.Type, error) {
 		statDT = ir.F32
 	}
 	stat := []sym.Expr{in.Shape[1]}
-	if !training && c.Op.Schema.Name == "native_batch_norm" {
+	if !training && in.Device.IsCPU() {
 		stat = []sym.Expr{c0}
 	}
 	out := env.layoutLike(in.DType, copyExprs(in.Shape), in)

@@ -1,0 +1,264 @@
+// Package e2e checks kiln end to end: every example graph that kiln can
+// lower is compiled to Go, built (all graphs in one module, one build),
+// run on random inputs, and compared with interp on the same inputs.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kiln-compiler/kiln/codegen/golang"
+	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/driver"
+	"github.com/kiln-compiler/kiln/internal/testgraphs"
+	"github.com/kiln-compiler/kiln/internal/tooltest"
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/passes"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// elementBudget bounds the elements a graph's tensors may hold: the
+// corpus has 67M-element inputs that interp would take minutes on.
+const elementBudget = 1 << 20
+
+// candidate is a graph that lowered, with the interp run to compare with.
+type candidate struct {
+	name   string
+	prog   *driver.Program
+	inputs []any // before the run
+	want   *interp.Result
+	graph  *ir.Graph
+}
+
+// outcome is a graph's fate, for the summary table.
+type outcome struct{ name, status, detail string }
+
+func TestEndToEnd(t *testing.T) {
+	goTool := tooltest.Need(t, "go")
+	graphs, err := testgraphs.Collect("../../testdata")
+	require.NoError(t, err)
+	var cands []*candidate
+	var outcomes []outcome
+	for _, tg := range graphs {
+		c, o := prepare(t, tg)
+		outcomes = append(outcomes, o...)
+		cands = append(cands, c...)
+	}
+	require.NotEmpty(t, cands)
+	dir := t.TempDir()
+	progs := make([]*driver.Program, len(cands))
+	for i, c := range cands {
+		progs[i] = c.prog
+	}
+	require.NoError(t, golang.WriteModule(filepath.Join(dir, "mod"), "kilngen", driver.LoopPrograms(progs)))
+	bin := filepath.Join(dir, "kilngen")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Dir = filepath.Join(dir, "mod")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build of the generated module:\n%s", out)
+	for i, c := range cands {
+		outcomes = append(outcomes, check(t, bin, filepath.Join(dir, fmt.Sprintf("run%d", i)), c))
+	}
+	counts := map[string]int{}
+	for _, o := range outcomes {
+		counts[o.status]++
+		t.Logf("%-10s %s  %s", o.status, o.name, o.detail)
+	}
+	t.Logf("summary: %v", counts)
+	assert.Zero(t, counts["MISMATCH"]+counts["RUN-FAIL"], "generated code disagrees with interp")
+	assert.GreaterOrEqual(t, counts["ok"], 40, "graphs compiled, run and matched end to end")
+}
+
+// prepare compiles one example file and runs interp on it.
+func prepare(t *testing.T, tg testgraphs.Graph) ([]*candidate, []outcome) {
+	name := strings.TrimPrefix(tg.Name, "../../testdata/")
+	res, err := driver.Parse(driver.Input{Name: tg.Name, Src: tg.Src}, nil)
+	if err != nil {
+		return nil, []outcome{{name, "skipped", "does not parse"}}
+	}
+	types := map[string]ir.Type{}
+	for _, g := range res.Module.Graphs {
+		for k, v := range tg.InputTypes(g) {
+			types[k] = v
+		}
+	}
+	run, err := driver.Compile(driver.Input{Name: tg.Name, Src: tg.Src}, driver.Options{
+		Pipeline: driver.CompilePipeline, InputTypes: types,
+		Config: passes.Config{CaptureScalarOutputs: true, CaptureDynamicOutputShapeOps: true}})
+	if err != nil {
+		return nil, []outcome{{name, "pass-error", firstLine(err.Error())}}
+	}
+	if run.Diags.HasErrors() {
+		return nil, []outcome{{name, "stopped", "passes stop on its intended diagnostic: " + firstError(run.Diags)}}
+	}
+	progs, err := driver.Backend(run, driver.BackendOptions{})
+	require.NoError(t, err, name)
+	var cands []*candidate
+	var outs []outcome
+	for _, d := range run.Diags.Items {
+		if d.Severity == diag.Error {
+			outs = append(outs, outcome{name, "no-lowering", firstLine(d.Message)})
+		}
+	}
+	for _, p := range progs {
+		gname := name + "#" + p.Name
+		p.Name = sanitize(name) + "_" + p.Name
+		p.Loop.Name = p.Name
+		c, o := runInterp(gname, p)
+		if c == nil {
+			outs = append(outs, o)
+			continue
+		}
+		cands = append(cands, c)
+	}
+	return cands, outs
+}
+
+func runInterp(name string, p *driver.Program) (*candidate, outcome) {
+	if n := elements(p.Graph); n > elementBudget {
+		return nil, outcome{name, "too-large", fmt.Sprintf("%d elements", n)}
+	}
+	opts := interp.Options{Seed: 7}
+	inputs, err := interp.MakeInputs(p.Graph, opts)
+	if err != nil {
+		return nil, outcome{name, "no-interp", firstLine(err.Error())}
+	}
+	saved := interp.CopyValues(inputs)
+	want, err := interp.Run(p.Graph, inputs, opts)
+	if err != nil {
+		return nil, outcome{name, "no-interp", firstLine(err.Error())}
+	}
+	return &candidate{name: name, prog: p, inputs: saved, want: want, graph: p.Graph}, outcome{}
+}
+
+// check runs the generated program on the interp inputs and compares.
+func check(t *testing.T, bin, dir string, c *candidate) outcome {
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	require.NoError(t, os.MkdirAll(in, 0o755))
+	args := []string{"-graph", c.prog.Name, "-inputs", in, "-o", out}
+	for i, v := range c.graph.Inputs {
+		switch x := c.inputs[i].(type) {
+		case *interp.Tensor:
+			require.NoError(t, interp.SaveNPY(filepath.Join(in, v.Name+".npy"), x))
+		default:
+			args = append(args, "-scalar", fmt.Sprintf("%s=%v", v.Name, x))
+		}
+	}
+	for _, s := range sortedKeys(c.want.Sym) {
+		args = append(args, "-sym", fmt.Sprintf("%s=%d", s, c.want.Sym[s]))
+	}
+	cmd := exec.Command(bin, args...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return outcome{c.name, "RUN-FAIL", firstLine(string(msg))}
+	}
+	for i, w := range flatten(c.want.Outputs) {
+		wt, ok := w.(*interp.Tensor)
+		if !ok {
+			continue // scalar outputs are checked by the generated code's own tests
+		}
+		got, err := interp.LoadNPY(filepath.Join(out, fmt.Sprintf("out%d.npy", i)), wt.DType)
+		if err != nil {
+			return outcome{c.name, "RUN-FAIL", firstLine(err.Error())}
+		}
+		if m := interp.CompareTensors(wt, got, interp.DefaultTolerance(wt.DType)); m != nil {
+			return outcome{c.name, "MISMATCH", fmt.Sprintf("output %d: %s", i, m)}
+		}
+	}
+	for i, param := range c.prog.Loop.Inputs {
+		if !param.Mutated {
+			continue
+		}
+		wt := c.want.Inputs[i].(*interp.Tensor)
+		got, err := interp.LoadNPY(filepath.Join(out, param.Name+".npy"), wt.DType)
+		if err != nil {
+			return outcome{c.name, "RUN-FAIL", firstLine(err.Error())}
+		}
+		if m := interp.CompareTensors(wt, got, interp.DefaultTolerance(wt.DType)); m != nil {
+			return outcome{c.name, "MISMATCH", fmt.Sprintf("mutated input %s: %s", param.Name, m)}
+		}
+	}
+	return outcome{c.name, "ok", fmt.Sprintf("%d kernel(s)", len(c.prog.Loop.Kernels))}
+}
+
+// flatten lists nested tuple outputs element by element, as lowering
+// numbers its results.
+func flatten(xs []any) []any {
+	var out []any
+	for _, x := range xs {
+		if list, ok := x.([]any); ok {
+			out = append(out, flatten(list)...)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// elements sums the elements of every tensor value, with symbols at
+// interp's default.
+func elements(g *ir.Graph) int64 {
+	env := map[string]int64{}
+	total := int64(0)
+	for _, v := range g.Values() {
+		if v.Type.Kind != ir.KindTensor {
+			continue
+		}
+		n := int64(1)
+		for _, e := range v.Type.Tensor.Shape {
+			for _, s := range e.Free() {
+				env[s] = interp.DefaultSymValue
+			}
+			size, err := e.Eval(env)
+			if err != nil {
+				size = 1
+			}
+			n *= size
+		}
+		total += n
+	}
+	return total
+}
+
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func firstError(l diag.List) string {
+	for _, d := range l.Items {
+		if d.Severity == diag.Error {
+			return firstLine(d.String())
+		}
+	}
+	return ""
+}

@@ -1,0 +1,319 @@
+package lowering_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// loopEval runs a lowered Program in float64 registers, with the dtype
+// rounding of casts and stores, indirect indices, and kernels run one
+// outer point after another in row-major order (how a Serial kernel must
+// run). It is the oracle's counterpart: tests compare what it computes
+// with what interp computes for the same graph and inputs.
+type loopEval struct {
+	t   *testing.T
+	env map[string]int64
+	mem map[*lowering.Buffer][]float64
+}
+
+// checkLowering compiles src, lowers it, runs the program and interp on
+// the same inputs (random, with ints overriding integer inputs by name),
+// and requires every output and every mutated input to agree. It returns
+// the program for further checks.
+func checkLowering(t *testing.T, src string, ints map[string][]int64) *lowering.Program {
+	t.Helper()
+	return runChecked(t, src, ints, false)
+}
+
+// checkFused is checkLowering with the scheduler's Fuse run on the
+// program before it is evaluated.
+func checkFused(t *testing.T, src string, ints map[string][]int64) *lowering.Program {
+	t.Helper()
+	return runChecked(t, src, ints, true)
+}
+
+func runChecked(t *testing.T, src string, ints map[string][]int64, fuse bool) *lowering.Program {
+	t.Helper()
+	g := compile(t, t.Name()+".fx", src, defaultPipeline)
+	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
+	require.NoError(t, err)
+	require.NoError(t, lowering.Verify(p), "%s", p)
+	if fuse {
+		_, err := lowering.Fuse(p, lowering.FuseOptions{})
+		require.NoError(t, err)
+	}
+	inputs, err := interp.MakeInputs(g, interp.Options{Seed: 7})
+	require.NoError(t, err)
+	for i, v := range g.Inputs {
+		if vals, ok := ints[v.Name]; ok {
+			tt := inputs[i].(*interp.Tensor)
+			inputs[i] = interp.FromInts(tt.DType, tt.Shape, vals)
+		}
+	}
+	before := interp.CopyValues(inputs)
+	res, err := interp.Run(g, inputs, interp.Options{Seed: 7})
+	require.NoError(t, err)
+
+	e := &loopEval{t: t, env: res.Sym, mem: map[*lowering.Buffer][]float64{}}
+	for _, b := range p.Buffers {
+		e.mem[b] = make([]float64, e.eval(b.Size, nil))
+		for i := range e.mem[b] {
+			e.mem[b][i] = math.NaN()
+		}
+	}
+	for i, in := range p.Inputs {
+		if in.Buffer != nil {
+			e.scatter(in.Buffer, in.Layout, before[i].(*interp.Tensor).Floats())
+		}
+	}
+	for _, k := range p.Kernels {
+		e.kernel(k)
+	}
+	for i, r := range p.Outputs {
+		if r.Buffer != nil {
+			e.compare(r.Name, r.Layout.DType, res.Outputs[i].(*interp.Tensor).Floats(), e.gather(r.Buffer, r.Layout))
+		}
+	}
+	for i, in := range p.Inputs {
+		if in.Mutated {
+			e.compare("input "+in.Name, in.Layout.DType, res.Inputs[i].(*interp.Tensor).Floats(), e.gather(in.Buffer, in.Layout))
+		}
+	}
+	return p
+}
+
+func (e *loopEval) compare(name string, dt ir.DType, want, got []float64) {
+	e.t.Helper()
+	require.Len(e.t, got, len(want), name)
+	tol := 1e-5
+	if dt.IsReducedFloat() {
+		tol = 1e-2
+	}
+	for i := range want {
+		if math.IsNaN(want[i]) {
+			require.True(e.t, math.IsNaN(got[i]), "%s[%d]: want NaN, got %v", name, i, got[i])
+			continue
+		}
+		require.InDelta(e.t, want[i], got[i], tol*(1+math.Abs(want[i])), "%s[%d]", name, i)
+	}
+}
+
+// eval evaluates an index expression over the loop variables and tmps.
+func (e *loopEval) eval(x sym.Expr, vars map[string]int64) int64 {
+	env := map[string]int64{}
+	for k, v := range e.env {
+		env[k] = v
+	}
+	for k, v := range vars {
+		env[k] = v
+	}
+	v, err := x.Eval(env)
+	require.NoError(e.t, err, "eval %s", x)
+	return v
+}
+
+// points lists every index of a box in row-major order.
+func points(sizes []int64) [][]int64 {
+	out := [][]int64{{}}
+	for _, s := range sizes {
+		var next [][]int64
+		for _, p := range out {
+			for i := int64(0); i < s; i++ {
+				next = append(next, append(append([]int64{}, p...), i))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func (e *loopEval) sizes(xs []sym.Expr) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = e.eval(x, nil)
+	}
+	return out
+}
+
+// scatter writes row-major values into a buffer through a layout.
+func (e *loopEval) scatter(b *lowering.Buffer, l lowering.Layout, vals []float64) {
+	for i, p := range points(e.sizes(l.Shape)) {
+		e.mem[b][e.eval(l.Index(consts(p)), nil)] = vals[i]
+	}
+}
+
+// gather reads a tensor through its layout in row-major order.
+func (e *loopEval) gather(b *lowering.Buffer, l lowering.Layout) []float64 {
+	var out []float64
+	for _, p := range points(e.sizes(l.Shape)) {
+		out = append(out, e.mem[b][e.eval(l.Index(consts(p)), nil)])
+	}
+	return out
+}
+
+func consts(p []int64) []sym.Expr {
+	out := make([]sym.Expr, len(p))
+	for i, v := range p {
+		out[i] = sym.Const(v)
+	}
+	return out
+}
+
+func (e *loopEval) kernel(k *lowering.Kernel) {
+	require.Nil(e.t, k.Extern, "loopEval runs loop kernels only")
+	for _, p := range points(e.sizes(k.Outer)) {
+		vars := map[string]int64{}
+		for i, v := range p {
+			vars[lowering.OuterVar(i)] = v
+		}
+		vals := map[*lowering.Instr]float64{}
+		for _, st := range k.Stages {
+			e.stage(st, vars, vals)
+		}
+	}
+}
+
+func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lowering.Instr]float64) {
+	if len(st.Reduce) == 0 {
+		for _, in := range st.Body {
+			e.instr(in, vars, vals)
+		}
+		return
+	}
+	acc := map[*lowering.Instr]float64{}
+	for _, in := range st.Body {
+		if in.Op == lowering.OpReduce {
+			acc[in] = map[lowering.ReduceOp]float64{lowering.ReduceProd: 1, lowering.ReduceMax: math.Inf(-1),
+				lowering.ReduceMin: math.Inf(1)}[in.Reduce]
+		}
+	}
+	for _, p := range points(e.sizes(st.Reduce)) {
+		for i, v := range p {
+			vars[lowering.ReduceVar(i)] = v
+		}
+		for _, in := range st.Body {
+			if in.Op != lowering.OpReduce {
+				e.instr(in, vars, vals)
+				continue
+			}
+			x, a := vals[in.Args[0]], acc[in]
+			switch in.Reduce {
+			case lowering.ReduceSum:
+				acc[in] = a + x
+			case lowering.ReduceProd:
+				acc[in] = a * x
+			case lowering.ReduceMax:
+				acc[in] = evalFns["maximum"]([]float64{a, x})
+			case lowering.ReduceMin:
+				acc[in] = evalFns["minimum"]([]float64{a, x})
+			default:
+				e.t.Fatalf("loopEval: reduce %s", in.Reduce)
+			}
+		}
+	}
+	for in, v := range acc {
+		vals[in] = roundTo(in.DType, v)
+	}
+}
+
+func (e *loopEval) instr(in *lowering.Instr, vars map[string]int64, vals map[*lowering.Instr]float64) {
+	switch in.Op {
+	case lowering.OpLoad, lowering.OpStore:
+		at := map[string]int64{}
+		for k, v := range vars {
+			at[k] = v
+		}
+		for _, t := range in.Access.Indirect {
+			at[fmt.Sprintf("tmp%d", t.ID)] = int64(vals[t])
+		}
+		i := e.eval(in.Access.Index, at)
+		buf := e.mem[in.Access.Buffer]
+		require.True(e.t, i >= 0 && i < int64(len(buf)), "%s out of bounds: %d of %d", in, i, len(buf))
+		if in.Op == lowering.OpLoad {
+			vals[in] = buf[i]
+		} else {
+			buf[i] = roundTo(in.Access.DType, vals[in.Args[0]])
+		}
+	case lowering.OpConst:
+		switch in.DType.Category() {
+		case ir.CatFloat:
+			vals[in] = in.Imm.Float
+		case ir.CatBool:
+			vals[in] = b2f(in.Imm.Bool)
+		default:
+			vals[in] = float64(in.Imm.Int)
+		}
+	case lowering.OpIndex:
+		vals[in] = roundTo(in.DType, float64(e.eval(in.Expr, vars)))
+	case lowering.OpCast:
+		vals[in] = roundTo(in.DType, vals[in.Args[0]])
+	case lowering.OpCall:
+		f, ok := evalFns[in.Fn]
+		require.True(e.t, ok, "loopEval: no function %s", in.Fn)
+		args := make([]float64, len(in.Args))
+		for i, a := range in.Args {
+			args[i] = vals[a]
+		}
+		vals[in] = roundTo(in.DType, f(args))
+	default:
+		e.t.Fatalf("loopEval: %s outside an r-stage", in)
+	}
+}
+
+// roundTo rounds a register value as a value of dt.
+func roundTo(dt ir.DType, v float64) float64 {
+	switch {
+	case dt == ir.Bool:
+		return b2f(v != 0)
+	case dt == ir.F32:
+		return float64(float32(v))
+	case dt == ir.BF16:
+		return float64(interp.F32FromBF16(interp.BF16FromF32(float32(v))))
+	case dt == ir.F16:
+		return float64(interp.F32FromF16(interp.F16FromF32(float32(v))))
+	case dt.IsInt():
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0
+		}
+		return math.Trunc(v)
+	}
+	return v
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var evalFns = map[string]func(a []float64) float64{
+	"add": func(a []float64) float64 { return a[0] + a[1] }, "sub": func(a []float64) float64 { return a[0] - a[1] },
+	"mul": func(a []float64) float64 { return a[0] * a[1] }, "truediv": func(a []float64) float64 { return a[0] / a[1] },
+	"maximum": func(a []float64) float64 {
+		if math.IsNaN(a[0]) || math.IsNaN(a[1]) {
+			return math.NaN()
+		}
+		return math.Max(a[0], a[1])
+	},
+	"minimum": func(a []float64) float64 {
+		if math.IsNaN(a[0]) || math.IsNaN(a[1]) {
+			return math.NaN()
+		}
+		return math.Min(a[0], a[1])
+	},
+	"lt":    func(a []float64) float64 { return b2f(a[0] < a[1]) },
+	"where": func(a []float64) float64 { return map[bool]float64{true: a[1], false: a[2]}[a[0] != 0] },
+	"rsqrt": func(a []float64) float64 { return 1 / math.Sqrt(a[0]) }, "sqrt": func(a []float64) float64 { return math.Sqrt(a[0]) },
+	"reciprocal": func(a []float64) float64 { return 1 / a[0] },
+	"exp":        func(a []float64) float64 { return math.Exp(a[0]) },
+	"log":        func(a []float64) float64 { return math.Log(a[0]) },
+}
