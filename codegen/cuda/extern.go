@@ -1,0 +1,168 @@
+package cuda
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// Extern kernels (mm, bmm, convolution) are library calls in Inductor
+// (cuBLAS, cuDNN); kiln emits naive kernels with one thread per output
+// element, so that the generated program runs without those libraries.
+
+// externOp is an extern call's op without its overload ("aten::mm").
+func externOp(e *lowering.Extern) string {
+	op, _, _ := strings.Cut(e.Op, ".")
+	return op
+}
+
+func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature, error) {
+	e := k.Extern
+	sig := &signature{name: k.Name, written: map[*lowering.Buffer]bool{e.Out.Buffer: true}, lanes: 1, work: sym.Const(1)}
+	seen := map[*lowering.Buffer]bool{}
+	for _, o := range append(slices.Clone(e.Args), e.Out) {
+		if o.Buffer != nil && !seen[o.Buffer] {
+			seen[o.Buffer] = true
+			sig.buffers = append(sig.buffers, o.Buffer)
+		}
+	}
+	slices.SortFunc(sig.buffers, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
+	for _, s := range e.Out.Layout.Shape {
+		sig.work = sym.Mul(sig.work, s)
+	}
+	x := &xgen{e: em, p: p, k: k, sig: sig}
+	var body func() error
+	switch externOp(e) {
+	case "aten::mm":
+		body = func() error { return x.matmul(false) }
+	case "aten::bmm":
+		body = func() error { return x.matmul(true) }
+	case "aten::convolution":
+		body = x.convolution
+	default:
+		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, bmm, convolution)", k.Name, e.Op)
+	}
+	if _, err := info(e.Out.Layout.DType); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+	}
+	x.header()
+	if err := body(); err != nil {
+		return nil, fmt.Errorf("kernel %s: %s: %w", k.Name, e.Op, err)
+	}
+	em.out()
+	em.line("}")
+	em.out()
+	em.line("}")
+	return sig, nil
+}
+
+type xgen struct {
+	e   *emitter
+	p   *lowering.Program
+	k   *lowering.Kernel
+	sig *signature
+}
+
+func (x *xgen) header() {
+	k, e := x.k, x.k.Extern
+	x.e.line("")
+	x.e.line("// %s: extern %s, origins [%s]: naive, one thread per output element", k.Name, e.Op, strings.Join(k.Origins, ", "))
+	params := []string{}
+	for _, b := range x.sig.buffers {
+		c := "const "
+		if x.sig.written[b] {
+			c = ""
+		}
+		params = append(params, fmt.Sprintf("%s%s* __restrict__ %s", c, storageOf(b.DType), bufParam(b)))
+	}
+	for _, s := range x.p.Syms {
+		params = append(params, "long long "+s)
+	}
+	x.e.line("extern \"C\" __global__ void %s(%s) {", k.Name, strings.Join(params, ", "))
+	x.e.in()
+	x.e.line("const long long nwork = %s;", x.sig.work.Code())
+	x.e.line("for (long long w = (long long)KILN_BID * KILN_BDIM + KILN_TID; w < nwork; w += (long long)KILN_GDIM * KILN_BDIM) {")
+	x.e.in()
+	x.e.line("long long rest = w;")
+	shape := e.Out.Layout.Shape
+	for i := len(shape) - 1; i >= 0; i-- {
+		if i == 0 {
+			x.e.line("const long long o0 = rest;")
+			continue
+		}
+		x.e.line("const long long o%d = rest %% (%s);", i, shape[i].Code())
+		x.e.line("rest /= (%s);", shape[i].Code())
+	}
+}
+
+// operand reads element idx of an operand as a register value.
+func (x *xgen) operand(o lowering.Operand, idx ...string) (string, error) {
+	d, err := info(o.Layout.DType)
+	if err != nil {
+		return "", err
+	}
+	ptr := bufParam(o.Buffer)
+	if storageOf(o.Layout.DType) != storageOf(o.Buffer.DType) {
+		ptr = fmt.Sprintf("((const %s*)(const void*)%s)", d.storage, ptr)
+	}
+	return fmt.Sprintf("k_ld_%s(%s[%s])", d.suffix, ptr, layoutIndex(o.Layout, idx)), nil
+}
+
+// accumulate declares acc, runs loops (written by the caller's body) and
+// stores acc into the output at (o0, o1, ...).
+func (x *xgen) store() {
+	out := x.k.Extern.Out
+	d := dtInfos[out.Layout.DType]
+	idx := make([]string, len(out.Layout.Shape))
+	for i := range idx {
+		idx[i] = fmt.Sprintf("o%d", i)
+	}
+	x.e.line("%s[%s] = k_st_%s(acc);", bufParam(out.Buffer), layoutIndex(out.Layout, idx), d.suffix)
+}
+
+func (x *xgen) accType() string { return dtInfos[x.k.Extern.Out.Layout.DType].reg.c() }
+
+// matmul: out[b, i, j] = Σ_k a[b, i, k] · m[b, k, j].
+func (x *xgen) matmul(batched bool) error {
+	e := x.k.Extern
+	if len(e.Args) != 2 || e.Args[0].Buffer == nil || e.Args[1].Buffer == nil {
+		return fmt.Errorf("expects two tensor operands")
+	}
+	a, m := e.Args[0], e.Args[1]
+	rank := 2
+	if batched {
+		rank = 3
+	}
+	if len(a.Layout.Shape) != rank || len(m.Layout.Shape) != rank || len(e.Out.Layout.Shape) != rank {
+		return fmt.Errorf("expects rank-%d operands", rank)
+	}
+	ai, mi := []string{"o0", "r"}, []string{"r", "o1"}
+	if batched {
+		ai, mi = []string{"o0", "o1", "r"}, []string{"o0", "r", "o2"}
+	}
+	av, err := x.operand(a, ai...)
+	if err != nil {
+		return err
+	}
+	mv, err := x.operand(m, mi...)
+	if err != nil {
+		return err
+	}
+	x.e.line("%s acc = 0;", x.accType())
+	x.e.line("for (long long r = 0; r < (%s); ++r) acc = k_add(acc, k_mul((%s)%s, (%s)%s));",
+		a.Layout.Shape[rank-1].Code(), x.accType(), av, x.accType(), mv)
+	x.store()
+	return nil
+}
+
+// layoutIndex is offset + Σ stride·idx, in elements of the layout's dtype.
+func layoutIndex(l lowering.Layout, idx []string) string {
+	parts := []string{"(" + l.Offset.Code() + ")"}
+	for i, v := range idx {
+		parts = append(parts, fmt.Sprintf("(%s) * (%s)", l.Strides[i].Code(), v))
+	}
+	return strings.Join(parts, " + ")
+}

@@ -1,0 +1,150 @@
+package cuda_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/codegen/cuda"
+	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/internal/tooltest"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/passes"
+	_ "github.com/kiln-compiler/kiln/passes/align"
+	_ "github.com/kiln-compiler/kiln/passes/dce"
+	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
+	_ "github.com/kiln-compiler/kiln/passes/functionalize"
+)
+
+const defaultPipeline = "fakeprop,functionalize,align,dce"
+
+// compileFX parses an FX graph and runs the pipeline.
+func compileFX(t *testing.T, file, src, pipeline string) *ir.Graph {
+	t.Helper()
+	res, err := fx.Parse(file, []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Module.Graphs)
+	g := res.Module.Graphs[0]
+	pipe, err := passes.Parse(pipeline)
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	_, err = (&passes.Manager{VerifyEach: true}).Run(pipe, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
+	return g
+}
+
+// lowerFused lowers g, fuses and plans buffers, verifying each step.
+func lowerFused(t *testing.T, g *ir.Graph) *lowering.Program {
+	t.Helper()
+	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
+	require.NoError(t, err)
+	require.NoError(t, lowering.Verify(p), "%s", p)
+	_, err = lowering.Fuse(p, lowering.FuseOptions{})
+	require.NoError(t, err)
+	lowering.PlanBuffers(p)
+	require.NoError(t, lowering.Verify(p), "%s", p)
+	return p
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// needTool skips the test when a compiler is missing (fails under CI,
+// which installs it: see internal/tooltest).
+func needTool(t *testing.T, name string) { tooltest.Need(t, name) }
+
+// emulate compiles src with g++ in emulation mode and runs it on inDir,
+// returning the output folder.
+func emulate(t *testing.T, src, inDir string, args ...string) string {
+	t.Helper()
+	needTool(t, "g++")
+	dir := t.TempDir()
+	cu := filepath.Join(dir, "prog.cu")
+	require.NoError(t, os.WriteFile(cu, []byte(src), 0o644))
+	bin := filepath.Join(dir, "prog")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "g++", "-x", "c++", "-DKILN_EMULATE", "-O1", "-o", bin, cu).CombinedOutput()
+	require.NoError(t, err, "g++ failed:\n%s\n%s", firstLines(string(out), 40), numbered(src))
+	outDir := filepath.Join(dir, "out")
+	require.NoError(t, os.Mkdir(outDir, 0o755))
+	run := exec.CommandContext(ctx, bin, append([]string{inDir, outDir}, args...)...)
+	out, err = run.CombinedOutput()
+	require.NoError(t, err, "emulated program failed:\n%s", out)
+	return outDir
+}
+
+// ptx compiles src to PTX with clang.
+func ptx(t *testing.T, src string) string {
+	t.Helper()
+	needTool(t, "clang")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := cuda.PTX(ctx, src)
+	require.NoError(t, err, "%s", numbered(src))
+	return out
+}
+
+// saveInputs writes one .npy per tensor input of p; SymInt values come
+// back as NAME=VALUE arguments.
+func saveInputs(t *testing.T, p *lowering.Program, vals []any) (dir string, args []string) {
+	t.Helper()
+	dir = t.TempDir()
+	require.Len(t, vals, len(p.Inputs))
+	for i, in := range p.Inputs {
+		switch v := vals[i].(type) {
+		case *interp.Tensor:
+			require.NoError(t, interp.SaveNPY(filepath.Join(dir, in.Name+".npy"), v))
+		case int64:
+			args = append(args, fmt.Sprintf("%s=%d", in.Name, v))
+		default:
+			t.Fatalf("input %s: unsupported value %T", in.Name, v)
+		}
+	}
+	return dir, args
+}
+
+// loadOutput reads out<i>.npy as dt.
+func loadOutput(t *testing.T, dir, file string, dt ir.DType) *interp.Tensor {
+	t.Helper()
+	got, err := interp.LoadNPY(filepath.Join(dir, file), dt)
+	require.NoError(t, err)
+	return got
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "")
+}
+
+// numbered prints the kernels part of a source with line numbers, for
+// failure messages.
+func numbered(src string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(src, "\n") {
+		fmt.Fprintf(&b, "%5d  %s\n", i+1, l)
+	}
+	s := b.String()
+	if i := strings.Index(s, "---- kernels ----"); i > 0 {
+		return s[i:]
+	}
+	return s
+}

@@ -1,0 +1,283 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// hostGen writes main: bind symbols, read inputs, allocate buffers,
+// launch, write outputs.
+//
+//	prog INDIR OUTDIR [sym=value ...]
+//
+// reads INDIR/<input>.npy per tensor input (and per SymInt input unless
+// given as NAME=VALUE), writes OUTDIR/out<i>.npy per output and
+// OUTDIR/<input>.npy per mutated input.
+type hostGen struct {
+	p    *lowering.Program
+	e    *emitter
+	sigs []*signature
+}
+
+func (h *hostGen) main() error {
+	e := h.e
+	e.line("")
+	e.line("// ---- host ----")
+	e.line("#if defined(KILN_HOST_CODE)")
+	e.line("int main(int argc, char** argv) {")
+	e.in()
+	e.line(`if (argc < 3) { fprintf(stderr, "usage: %%s INDIR OUTDIR [sym=value ...]\n", argv[0]); return 2; }`)
+	e.line("const char* indir = argv[1];")
+	e.line("const char* outdir = argv[2];")
+	e.line("char path[4096];")
+	h.bindArgs()
+	if err := h.readInputs(); err != nil {
+		return err
+	}
+	for _, s := range h.p.Syms {
+		e.line(`if (!have_%s) kiln_fail("symbol %s is not bound by an input shape: pass %s=N");`, s, s, s)
+	}
+	h.checkShapes()
+	h.allocate()
+	if err := h.launches(); err != nil {
+		return err
+	}
+	if err := h.outputs(); err != nil {
+		return err
+	}
+	e.line("return 0;")
+	e.out()
+	e.line("}")
+	e.line("#endif")
+	return nil
+}
+
+// bindArgs binds symbols from NAME=VALUE arguments (by symbol name, or by
+// the name of the SymInt input that carries it).
+func (h *hostGen) bindArgs() {
+	for _, s := range h.p.Syms {
+		h.e.line("long long %s = 0;", s)
+		h.e.line("int have_%s = kiln_arg(argc, argv, %s, &%s);", s, cString(s), s)
+	}
+	for _, in := range h.p.Inputs {
+		if in.Sym == "" || !h.hasSym(in.Sym) {
+			continue
+		}
+		h.e.line("if (!have_%s) have_%s = kiln_arg(argc, argv, %s, &%s);", in.Sym, in.Sym, cString(in.Name), in.Sym)
+		h.e.line("if (!have_%s) {", in.Sym)
+		h.e.in()
+		h.e.line(`snprintf(path, sizeof path, "%%s/%%s.npy", indir, %s);`, cString(in.Name))
+		h.e.line("kiln_npy t;")
+		h.e.line("if (kiln_read_npy(path, &t) == 0) {")
+		h.e.line(`  if (t.ndim != 0 || strcmp(t.descr, "<i8") != 0) kiln_fail("%%s: expected a 0-d int64", path);`)
+		h.e.line("  memcpy(&%s, t.data, 8); have_%s = 1; free(t.data);", in.Sym, in.Sym)
+		h.e.line("}")
+		h.e.out()
+		h.e.line("}")
+	}
+}
+
+func (h *hostGen) hasSym(s string) bool {
+	for _, x := range h.p.Syms {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// readInputs loads every tensor input and binds the symbols its shape
+// names as a bare symbol.
+func (h *hostGen) readInputs() error {
+	e := h.e
+	for i, in := range h.p.Inputs {
+		if in.Buffer == nil {
+			continue
+		}
+		descr := npyDescr(in.Layout.DType)
+		e.line("kiln_npy in%d;", i)
+		e.line(`snprintf(path, sizeof path, "%%s/%%s.npy", indir, %s);`, cString(in.Name))
+		e.line(`if (kiln_read_npy(path, &in%d)) kiln_fail("cannot read input %%s", path);`, i)
+		e.line(`if (strcmp(in%d.descr, %s) != 0 || in%d.ndim != %d) kiln_fail("%%s: expected %s with %d dims, got %%s with %%d", path, in%d.descr, in%d.ndim);`,
+			i, cString(descr), i, len(in.Layout.Shape), descr, len(in.Layout.Shape), i, i)
+		for d, s := range in.Layout.Shape {
+			if s.IsSymbol() && h.hasSym(s.Name()) {
+				e.line("if (!have_%s) { %s = in%d.shape[%d]; have_%s = 1; }", s.Name(), s.Name(), i, d, s.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// checkShapes compares every input's shape with its layout.
+func (h *hostGen) checkShapes() {
+	for i, in := range h.p.Inputs {
+		if in.Buffer == nil {
+			continue
+		}
+		for d, s := range in.Layout.Shape {
+			h.e.line(`if (in%d.shape[%d] != (%s)) kiln_fail("input %s: size %%lld of dim %d, expected %%lld", in%d.shape[%d], (long long)(%s));`,
+				i, d, s.Code(), in.Name, d, i, d, s.Code())
+		}
+	}
+}
+
+// allocate gives every buffer device memory (a reused buffer shares its
+// predecessor's) and uploads the inputs into their layouts.
+func (h *hostGen) allocate() {
+	e := h.e
+	for _, b := range h.p.Buffers {
+		if b.ReuseOf == nil {
+			e.line("const long long bytes%d = %s; // %s: %s[%s] %s", b.ID, b.Bytes().Code(), b.Name, b.DType.Abbr(), b.Size, b.Kind)
+			e.line("void* d%d = kiln_alloc(bytes%d);", b.ID, b.ID)
+		}
+	}
+	for _, b := range h.p.Buffers {
+		if root := rootOf(b); root != b {
+			e.line("void* d%d = d%d; // %s reuses %s", b.ID, root.ID, b.Name, root.Name)
+		}
+	}
+	for i, in := range h.p.Inputs {
+		if in.Buffer == nil {
+			continue
+		}
+		b := in.Buffer
+		e.line("{")
+		e.in()
+		h.layoutArrays(in.Layout)
+		e.line("unsigned char* host = (unsigned char*)calloc((size_t)bytes%d + 1, 1);", rootOf(b).ID)
+		e.line("kiln_strided_copy(host, in%d.data, %d, %d, shape, strides, %s, 1);", i, in.Layout.DType.ItemSize(), len(in.Layout.Shape), in.Layout.Offset.Code())
+		e.line("kiln_upload(d%d, host, bytes%d);", b.ID, rootOf(b).ID)
+		e.line("free(host);")
+		e.line("free(in%d.data);", i)
+		e.out()
+		e.line("}")
+	}
+}
+
+func rootOf(b *lowering.Buffer) *lowering.Buffer {
+	for b.ReuseOf != nil {
+		b = b.ReuseOf
+	}
+	return b
+}
+
+// layoutArrays declares shape[] and strides[] of a layout (one element
+// at least, so that rank 0 stays valid C).
+func (h *hostGen) layoutArrays(l lowering.Layout) {
+	shape, strides := []string{"0"}, []string{"0"}
+	if len(l.Shape) > 0 {
+		shape, strides = nil, nil
+		for i := range l.Shape {
+			shape = append(shape, "(long long)("+l.Shape[i].Code()+")")
+			strides = append(strides, "(long long)("+l.Strides[i].Code()+")")
+		}
+	}
+	h.e.line("const long long shape[] = {%s};", strings.Join(shape, ", "))
+	h.e.line("const long long strides[] = {%s};", strings.Join(strides, ", "))
+}
+
+// launches runs the kernels in order.
+func (h *hostGen) launches() error {
+	for _, sig := range h.sigs {
+		args := make([]string, 0, len(sig.buffers)+len(h.p.Syms))
+		for _, b := range sig.buffers {
+			c := "const "
+			if sig.written[b] {
+				c = ""
+			}
+			args = append(args, fmt.Sprintf("(%s%s*)d%d", c, storageOf(b.DType), b.ID))
+		}
+		args = append(args, h.p.Syms...)
+		h.e.line("{")
+		h.e.in()
+		h.e.line("const long long nwork = %s;", sig.work.Code())
+		if sig.serial {
+			h.e.line("// serial: one thread walks every index in order (repeated scatter indices).")
+			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, 1, 1, %s);", sig.name, strings.Join(args, ", "))
+		} else {
+			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, kiln_grid(nwork, %d), %d, %s);", sig.name, BlockSize, BlockSize, strings.Join(args, ", "))
+		}
+		h.e.out()
+		h.e.line("}")
+	}
+	h.e.line("kiln_sync();")
+	return nil
+}
+
+// outputs writes out<i>.npy per output and <name>.npy per mutated input.
+func (h *hostGen) outputs() error {
+	for i, r := range h.p.Outputs {
+		file := fmt.Sprintf("out%d.npy", i)
+		if r.Buffer != nil {
+			h.writeTensor(file, r.Buffer, r.Layout)
+			continue
+		}
+		if err := h.writeScalar(file, r.Value); err != nil {
+			return fmt.Errorf("output %s: %w", r.Name, err)
+		}
+	}
+	for _, in := range h.p.Inputs {
+		if in.Buffer != nil && in.Mutated {
+			h.writeTensor(in.Name+".npy", in.Buffer, in.Layout)
+		}
+	}
+	return nil
+}
+
+func (h *hostGen) writeTensor(file string, b *lowering.Buffer, l lowering.Layout) {
+	e := h.e
+	descr := npyDescr(l.DType)
+	isz := l.DType.ItemSize()
+	e.line("{ // %s <- %s:%s", file, b.Name, l)
+	e.in()
+	h.layoutArrays(l)
+	e.line("long long n = 1;")
+	e.line("for (int i = 0; i < %d; i++) n *= shape[i];", len(l.Shape))
+	e.line("unsigned char* buf = (unsigned char*)malloc((size_t)bytes%d + 1);", rootOf(b).ID)
+	e.line("unsigned char* dense = (unsigned char*)malloc((size_t)(n * %d) + 1);", isz)
+	e.line("kiln_download(buf, d%d, bytes%d);", b.ID, rootOf(b).ID)
+	e.line("kiln_strided_copy(buf, dense, %d, %d, shape, strides, %s, 0);", isz, len(l.Shape), l.Offset.Code())
+	e.line(`snprintf(path, sizeof path, "%%s/%%s", outdir, %s);`, cString(file))
+	e.line("kiln_write_npy(path, %s, %d, shape, dense, n * %d);", cString(descr), len(l.Shape), isz)
+	e.line("free(buf);")
+	e.line("free(dense);")
+	e.out()
+	e.line("}")
+}
+
+// writeScalar writes a non-tensor output as a 0-d array.
+func (h *hostGen) writeScalar(file string, v any) error {
+	var descr, decl string
+	switch x := v.(type) {
+	case int64:
+		descr, decl = "<i8", "long long v = "+intLit(x)+";"
+	case int:
+		descr, decl = "<i8", "long long v = "+intLit(int64(x))+";"
+	case bool:
+		descr, decl = "|b1", fmt.Sprintf("unsigned char v = %d;", map[bool]int{false: 0, true: 1}[x])
+	case float64:
+		c, _ := constExpr(lowering.Scalar{Float: x}, ir.F64)
+		descr, decl = "<f8", "double v = "+c+";"
+	case sym.Expr:
+		if x.IsBool() {
+			descr, decl = "|b1", "unsigned char v = ("+x.Code()+") ? 1 : 0;"
+		} else {
+			descr, decl = "<i8", "long long v = "+x.Code()+";"
+		}
+	default:
+		return fmt.Errorf("value %v of type %T cannot be written", v, v)
+	}
+	h.e.line("{ // %s", file)
+	h.e.in()
+	h.e.line("%s", decl)
+	h.e.line(`snprintf(path, sizeof path, "%%s/%%s", outdir, %s);`, cString(file))
+	h.e.line("kiln_write_npy(path, %s, 0, 0, &v, sizeof v);", cString(descr))
+	h.e.out()
+	h.e.line("}")
+	return nil
+}

@@ -1,0 +1,319 @@
+package cuda
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// kgen emits one loop kernel. Each thread takes one flattened outer index
+// (or plan.lanes consecutive ones along the innermost variable) per turn
+// of a grid-stride loop and runs the kernel's stages in order. An r-stage
+// is a sequential loop over its reduction ranges with an accumulator per
+// reduce: a deliberate simplification of Inductor's reductions, which
+// split the range over a warp (shuffles) or a block (shared memory).
+type kgen struct {
+	p     *lowering.Program
+	k     *lowering.Kernel
+	e     *emitter
+	plan  *vecPlan
+	sig   *signature
+	stage map[*lowering.Instr]int
+	cross map[*lowering.Instr]bool // outer-level values later stages read
+	cur   int                      // the stage being emitted
+}
+
+// signature is what the host needs to launch a kernel.
+type signature struct {
+	name    string
+	buffers []*lowering.Buffer
+	written map[*lowering.Buffer]bool
+	work    sym.Expr // threads' turns: outer indices / lanes
+	lanes   int
+	// serial launches one thread, which walks every outer index in order
+	// (Kernel.Serial: a scatter-accumulate whose indices may repeat).
+	serial bool
+}
+
+func genKernel(e *emitter, p *lowering.Program, k *lowering.Kernel) (*signature, error) {
+	g := &kgen{p: p, k: k, e: e, plan: planVector(k), stage: map[*lowering.Instr]int{}, cross: map[*lowering.Instr]bool{}}
+	g.sig = kernelSignature(k, g.plan.lanes)
+	g.findCross()
+	g.header()
+	if err := g.body(); err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+	}
+	return g.sig, nil
+}
+
+// kernelSignature lists the buffers a kernel touches, by ID.
+func kernelSignature(k *lowering.Kernel, lanes int) *signature {
+	sig := &signature{name: k.Name, written: map[*lowering.Buffer]bool{}, lanes: lanes, work: sym.Const(1), serial: k.Serial}
+	seen := map[*lowering.Buffer]bool{}
+	add := func(b *lowering.Buffer) {
+		if b != nil && !seen[b] {
+			seen[b] = true
+			sig.buffers = append(sig.buffers, b)
+		}
+	}
+	for _, s := range k.Stages {
+		for _, in := range s.Body {
+			if in.Access != nil {
+				add(in.Access.Buffer)
+				if in.Op == lowering.OpStore {
+					sig.written[in.Access.Buffer] = true
+				}
+			}
+		}
+	}
+	for _, o := range k.Outer {
+		sig.work = sym.Mul(sig.work, o)
+	}
+	if lanes > 1 {
+		sig.work = sym.FloorDiv(sig.work, sym.Const(int64(lanes)))
+	}
+	slices.SortFunc(sig.buffers, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
+	return sig
+}
+
+func (g *kgen) findCross() {
+	for i, s := range g.k.Stages {
+		for _, in := range s.Body {
+			g.stage[in] = i
+			for _, a := range in.Args {
+				if j, ok := g.stage[a]; ok && j != i && a.Op != lowering.OpReduce {
+					g.cross[a] = true
+				}
+			}
+		}
+	}
+}
+
+// header writes the kernel's comment and signature.
+func (g *kgen) header() {
+	k := g.k
+	g.e.line("")
+	g.e.line("// %s: %s kernel, origins [%s]", k.Name, k.Kind(), strings.Join(k.Origins, ", "))
+	g.e.line("// %s", g.plan.why)
+	for _, n := range g.plan.notes {
+		g.e.line("//   %s", n)
+	}
+	params := make([]string, 0, len(g.sig.buffers)+len(g.p.Syms))
+	for _, b := range g.sig.buffers {
+		if g.sig.written[b] {
+			params = append(params, fmt.Sprintf("%s* __restrict__ %s", storageOf(b.DType), bufParam(b)))
+		} else {
+			params = append(params, fmt.Sprintf("const %s* __restrict__ %s", storageOf(b.DType), bufParam(b)))
+		}
+	}
+	for _, s := range g.p.Syms {
+		params = append(params, "long long "+s)
+	}
+	g.e.line("extern \"C\" __global__ void %s(%s) {", k.Name, strings.Join(params, ", "))
+}
+
+// body writes the grid-stride loop, the outer index decomposition and the
+// stages.
+func (g *kgen) body() error {
+	e, n, lanes := g.e, len(g.k.Outer), g.plan.lanes
+	e.in()
+	e.line("const long long nwork = %s;", g.sig.work.Code())
+	e.line("for (long long w = (long long)KILN_BID * KILN_BDIM + KILN_TID; w < nwork; w += (long long)KILN_GDIM * KILN_BDIM) {")
+	e.in()
+	if n > 0 {
+		e.line("long long rest = w * %d;", lanes)
+	}
+	for i := n - 1; i >= 0; i-- {
+		name := lowering.OuterVar(i)
+		if i == n-1 && lanes > 1 {
+			name += "_0"
+		}
+		if i == 0 {
+			e.line("const long long %s = rest;", name)
+			continue
+		}
+		size := "(" + g.k.Outer[i].Code() + ")"
+		e.line("const long long %s = rest %% %s;", name, size)
+		e.line("rest /= %s;", size)
+	}
+	if err := g.declareCarried(); err != nil {
+		return err
+	}
+	for i, s := range g.k.Stages {
+		g.cur = i
+		if err := g.emitStage(i, s); err != nil {
+			return fmt.Errorf("stage %d: %w", i, err)
+		}
+	}
+	e.out()
+	e.line("}")
+	e.out()
+	e.line("}")
+	return nil
+}
+
+// declareCarried declares, at thread scope, the values that outlive their
+// stage: reduce accumulators and outer-level values later stages read.
+func (g *kgen) declareCarried() error {
+	for _, s := range g.k.Stages {
+		for _, in := range s.Body {
+			if in.Op != lowering.OpReduce && !g.cross[in] {
+				continue
+			}
+			d, err := info(in.DType)
+			if err != nil {
+				return err
+			}
+			name := "tmp" + itoa(in.ID)
+			if in.Op != lowering.OpReduce {
+				name += "_x"
+			} else if isArg(in.Reduce) {
+				a, err := info(in.Args[0].DType)
+				if err != nil {
+					return err
+				}
+				g.e.line("%s tmp%d_v%s;", a.reg.c(), in.ID, g.dim())
+			}
+			g.e.line("%s %s%s;", d.reg.c(), name, g.dim())
+		}
+	}
+	return nil
+}
+
+func (g *kgen) dim() string {
+	if g.plan.lanes > 1 {
+		return fmt.Sprintf("[%d]", g.plan.lanes)
+	}
+	return ""
+}
+
+// lane indexes a per-lane array in the lane loop.
+func (g *kgen) lane(name string) string {
+	if g.plan.lanes > 1 {
+		return name + "[v]"
+	}
+	return name
+}
+
+// ref is how the current stage names a value.
+func (g *kgen) ref(in *lowering.Instr) string {
+	name := "tmp" + itoa(in.ID)
+	switch {
+	case in.Op == lowering.OpReduce:
+		return g.lane(name)
+	case g.stage[in] != g.cur && g.cross[in]:
+		return g.lane(name + "_x")
+	}
+	return name
+}
+
+func (g *kgen) emitStage(i int, s *lowering.Stage) error {
+	e := g.e
+	if len(s.Reduce) == 0 {
+		e.line("// stage %d", i)
+	} else {
+		e.line("// stage %d: sequential loop over %s (a simplification: Inductor splits a reduction", i, rangesText(s.Reduce))
+		e.line("// across a warp with shuffles or a block with shared memory)")
+		if err := g.initAccumulators(s); err != nil {
+			return err
+		}
+	}
+	e.line("{")
+	e.in()
+	for j, r := range s.Reduce {
+		v := lowering.ReduceVar(j)
+		e.line("for (long long %s = 0; %s < (%s); ++%s) {", v, v, r.Code(), v)
+		e.in()
+	}
+	if err := g.emitVectorLoads(s); err != nil {
+		return err
+	}
+	stores := g.vectorStores(s)
+	if g.plan.lanes > 1 {
+		e.line("#pragma unroll")
+		e.line("for (int v = 0; v < %d; ++v) {", g.plan.lanes)
+		e.in()
+		e.line("const long long %s = %s_0 + v;", g.plan.inner, g.plan.inner)
+	}
+	g.copyIndirect(s)
+	for _, in := range s.Body {
+		if err := g.instr(s, in); err != nil {
+			return fmt.Errorf("tmp%d: %w", in.ID, err)
+		}
+	}
+	if g.plan.lanes > 1 {
+		e.out()
+		e.line("}")
+	}
+	g.emitVectorStores(stores)
+	for range s.Reduce {
+		e.out()
+		e.line("}")
+	}
+	e.out()
+	e.line("}")
+	return nil
+}
+
+// copyIndirect binds, in this stage, the index values (tmp<ID> symbols of
+// indirect accesses) that an earlier stage computed.
+func (g *kgen) copyIndirect(s *lowering.Stage) {
+	done := map[*lowering.Instr]bool{}
+	for _, in := range s.Body {
+		if in.Access == nil {
+			continue
+		}
+		for _, t := range in.Access.Indirect {
+			if g.stage[t] != g.cur && !done[t] {
+				done[t] = true
+				g.e.line("const long long tmp%d = %s;", t.ID, g.ref(t))
+			}
+		}
+	}
+}
+
+func rangesText(sizes []sym.Expr) string {
+	parts := make([]string, len(sizes))
+	for i, s := range sizes {
+		parts[i] = fmt.Sprintf("%s < %s", lowering.ReduceVar(i), s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bufParam is a buffer's kernel parameter (and host variable) name:
+// unique by ID, and never a loop variable, symbol or C keyword.
+func bufParam(b *lowering.Buffer) string {
+	var s strings.Builder
+	for _, c := range b.Name {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			s.WriteRune(c)
+		} else {
+			s.WriteByte('_')
+		}
+	}
+	return "p" + itoa(b.ID) + "_" + s.String()
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
+
+// emitter writes indented lines.
+type emitter struct {
+	b      strings.Builder
+	indent int
+}
+
+func (e *emitter) line(format string, args ...any) {
+	if format == "" {
+		e.b.WriteString("\n")
+		return
+	}
+	e.b.WriteString(strings.Repeat("  ", e.indent))
+	fmt.Fprintf(&e.b, format, args...)
+	e.b.WriteString("\n")
+}
+
+func (e *emitter) in()  { e.indent++ }
+func (e *emitter) out() { e.indent-- }

@@ -1,0 +1,33 @@
+package cuda_test
+
+import (
+	"testing"
+
+	"github.com/kiln-compiler/kiln/codegen/cuda"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A scatter_add whose indices may repeat is a Serial kernel: its launch is
+// one thread (grid-stride over every index in order), so two updates of
+// one element never race; the copy of self before it stays parallel.
+func TestSerialKernelLaunchesOneThread(t *testing.T) {
+	g := compileFX(t, "scatter.fx", `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[3, 4][4, 1]cpu", ix: "i64[2, 4][4, 1]cpu", s: "f32[2, 4][4, 1]cpu"):
+        scatter_add: "f32[3, 4][4, 1]cpu" = torch.ops.aten.scatter_add.default(x, 0, ix, s)
+        return (scatter_add,)
+`, defaultPipeline)
+	p := lowerFused(t, g)
+	var serial string
+	for _, k := range p.Kernels {
+		if k.Serial {
+			serial = k.Name
+		}
+	}
+	require.NotEmpty(t, serial, "scatter_add lowers to a serial kernel:\n%s", p)
+	src, err := cuda.Generate(p)
+	require.NoError(t, err)
+	assert.Contains(t, src, "KILN_LAUNCH("+serial+", 1, 1, ")
+	assert.Contains(t, src, "kiln_grid(nwork, ", "other kernels keep a full grid")
+}
