@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kiln-compiler/kiln/codegen/cuda"
 	"github.com/kiln-compiler/kiln/codegen/golang"
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
@@ -20,6 +21,8 @@ type BackendOptions struct {
 	Fuse lowering.FuseOptions
 	// Go generates Go code for every program (Program.Go).
 	Go bool
+	// CUDA generates CUDA C for every program (Program.CUDA).
+	CUDA bool
 }
 
 // Program is one graph's back end: loop IR before and after fusion, and
@@ -31,6 +34,7 @@ type Program struct {
 	Loop      *lowering.Program
 	Stats     lowering.FuseStats
 	Go        []byte // generated Go source, when BackendOptions.Go
+	CUDA      string // generated CUDA C, when BackendOptions.CUDA
 	Elapsed   time.Duration
 }
 
@@ -78,6 +82,11 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 	if opts.Go {
 		if p.Go, err = golang.Generate(loop, name); err != nil {
 			return nil, fmt.Errorf("go codegen: %w", err)
+		}
+	}
+	if opts.CUDA {
+		if p.CUDA, err = cuda.Generate(loop); err != nil {
+			return nil, fmt.Errorf("cuda codegen: %w", err)
 		}
 	}
 	p.Elapsed = time.Since(start)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kiln-compiler/kiln/codegen/cuda"
 	"github.com/kiln-compiler/kiln/codegen/dot"
 	"github.com/kiln-compiler/kiln/codegen/golang"
 	"github.com/kiln-compiler/kiln/driver"
@@ -17,12 +18,12 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-const compileUsage = "kiln compile [-o DIR] [-target=go] [-passes=LIST] [-no-fuse] FILE"
+const compileUsage = "kiln compile [-o DIR] [-target=go|cuda] [-ptx] [-passes=LIST] [-no-fuse] FILE"
 
 // compileFlags are compile's own flags.
 type compileFlags struct {
 	outDir, target string
-	noFuse         bool
+	noFuse, ptx    bool
 }
 
 func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -30,7 +31,8 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	start := time.Now()
 	run, status := compileWith("compile", args, stdin, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&cf.outDir, "o", "kiln-out", "output folder")
-		fs.StringVar(&cf.target, "target", "", "go: write a buildable Go module into the output folder (instead of the dumps)")
+		fs.StringVar(&cf.target, "target", "", "go: write a buildable Go module into the output folder instead of the dumps; cuda: write only the CUDA C")
+		fs.BoolVar(&cf.ptx, "ptx", false, "also compile the CUDA C to PTX with clang (graphN.ptx)")
 		fs.BoolVar(&cf.noFuse, "no-fuse", false, "lower without fusion: one kernel per node")
 	}, func(o *driver.Options) {
 		o.Record = true
@@ -41,11 +43,12 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run == nil || run.Module == nil {
 		return status
 	}
-	if cf.target != "" && cf.target != "go" {
-		fmt.Fprintf(stderr, "kiln compile: unknown -target %q (known: go)\n", cf.target)
+	if cf.target != "" && cf.target != "go" && cf.target != "cuda" {
+		fmt.Fprintf(stderr, "kiln compile: unknown -target %q (known: go, cuda)\n", cf.target)
 		return 2
 	}
-	progs, err := driver.Backend(run, driver.BackendOptions{Fuse: lowering.FuseOptions{Disable: cf.noFuse}, Go: true})
+	progs, err := driver.Backend(run, driver.BackendOptions{Fuse: lowering.FuseOptions{Disable: cf.noFuse},
+		Go: cf.target != "cuda", CUDA: cf.target != "go"})
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
 		return 1
@@ -54,10 +57,15 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run.Diags.HasErrors() {
 		status = 1
 	}
-	if cf.target == "go" {
+	switch cf.target {
+	case "go":
 		err = writeGoModule(cf.outDir, progs)
-	} else {
-		err = writeCompileDumps(cf.outDir, run, progs)
+	case "cuda":
+		err = writeCUDA(cf.outDir, progs, cf.ptx)
+	default:
+		if err = writeCompileDumps(cf.outDir, run, progs); err == nil {
+			err = writeCUDA(cf.outDir, progs, cf.ptx)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
@@ -83,10 +91,7 @@ func compileSummary(run *driver.Run, progs []*driver.Program, cf compileFlags, e
 		after += p.Stats.KernelsAfter
 		fusions += p.Stats.Fusions
 	}
-	what := "dumps"
-	if cf.target == "go" {
-		what = "Go module"
-	}
+	what := map[string]string{"": "dumps", "go": "Go module", "cuda": "CUDA C"}[cf.target]
 	return fmt.Sprintf("kiln compile: %d graph(s), %d node(s); passes %s; %d kernel(s) from %d (%d fusion(s)); %s; %s in %s",
 		len(run.Module.Graphs), countNodes(run), pipeline, after, before, fusions, elapsed.Round(time.Microsecond), what, cf.outDir)
 }
@@ -104,6 +109,30 @@ func writeGoModule(dir string, progs []*driver.Program) error {
 		return fmt.Errorf("no graph was lowered, so there is no code to write")
 	}
 	return golang.WriteModule(dir, "kilngen", driver.LoopPrograms(progs))
+}
+
+// writeCUDA writes graphN.cu per program, and graphN.ptx when ptx is set
+// (clang must be installed).
+func writeCUDA(dir string, progs []*driver.Program, ptx bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range progs {
+		if err := os.WriteFile(filepath.Join(dir, p.Name+".cu"), []byte(p.CUDA), 0o644); err != nil {
+			return err
+		}
+		if !ptx {
+			continue
+		}
+		text, err := cuda.PTX(context.Background(), p.CUDA)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.Name+".ptx"), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeCompileDumps writes the final graph, each pass's graph, the loop IR
