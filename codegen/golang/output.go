@@ -68,6 +68,8 @@ func (r *runGen) emitOutputs() error {
 // valueExpr renders a non-tensor output.
 func valueExpr(v any) (string, error) {
 	switch x := v.(type) {
+	case nil: // a graph that returns None there
+		return "nil", nil
 	case int64:
 		return "int64(" + strconv.FormatInt(x, 10) + ")", nil
 	case int:
