@@ -18,6 +18,7 @@ import (
 	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
+	_ "github.com/kiln-compiler/kiln/passes/decompose"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
 	_ "github.com/kiln-compiler/kiln/passes/functionalize"
 )
@@ -28,10 +29,13 @@ const fusionCaseDir = "../testdata/fusion"
 //
 //	comment         what the case shows
 //	-- in.fx --     the FX graph
-//	-- env --       optional: symbol values for the evaluation ("s0=5")
+//	-- pipeline --  optional: the passes to run (default schedPipeline)
+//	-- env --       optional: symbol values for the evaluation ("s0=5";
+//	                "int_range=3" draws integer inputs from [0, 3))
 //	-- checks --    assertions, one a line: "kernels N", "stages N" (of
 //	                kernel0), "recomputes N", "calls FN N", "stores N",
-//	                "buffers N", "max-instrs N" (per kernel), "remark TEXT"
+//	                "buffers N", "max-instrs N" (per kernel), "serial N"
+//	                (kernels), "remark TEXT"
 //	-- fused --     the expected dump after Fuse and PlanBuffers
 //
 // Every case is lowered, checked with Verify and schedCheck before and
@@ -46,7 +50,7 @@ func TestFusionCases(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 			arch, err := txtar.ParseFile(path)
 			require.NoError(t, err)
-			g := schedCompile(t, path, txtarSection(arch, "in.fx"))
+			g := schedCompile(t, path, txtarSection(arch, "in.fx"), strings.TrimSpace(txtarSection(arch, "pipeline")))
 			p, err := Lower(g, Options{Name: "g"})
 			require.NoError(t, err)
 			require.NoError(t, Verify(p), "pre-fusion:\n%s", p)
@@ -78,13 +82,20 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-func schedCompile(t *testing.T, file, src string) *ir.Graph {
+// schedPipeline is the pipeline fusion cases run by default.
+const schedPipeline = "fakeprop,functionalize,align,dce"
+
+// schedCompile parses src and runs pipeline ("": schedPipeline) on it.
+func schedCompile(t *testing.T, file, src, pipeline string) *ir.Graph {
 	t.Helper()
+	if pipeline == "" {
+		pipeline = schedPipeline
+	}
 	res, err := fx.Parse(file, []byte(src), fx.Options{Lookup: ops.LookupSchema})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Module.Graphs)
 	g := res.Module.Graphs[0]
-	pipe, err := passes.Parse("fakeprop,functionalize,align,dce")
+	pipe, err := passes.Parse(pipeline)
 	require.NoError(t, err)
 	ctx := passes.NewContext(passes.Config{})
 	m := passes.Manager{VerifyEach: true}
@@ -141,6 +152,14 @@ func runChecks(t *testing.T, p *Program, stats FuseStats, checks string) {
 			for _, k := range p.Kernels {
 				assert.LessOrEqual(t, countInstrs(k, func(*Instr) bool { return true }), num(rest), "%s: %s", line, k.Name)
 			}
+		case "serial":
+			n := 0
+			for _, k := range p.Kernels {
+				if k.Serial {
+					n++
+				}
+			}
+			assert.Equal(t, num(rest), n, "%s\n%s", line, p)
 		case "remark":
 			assert.Contains(t, p.Remarks, rest)
 		default:

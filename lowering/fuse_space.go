@@ -191,6 +191,9 @@ func (s *scheduler) planMerge(g *group, c *Kernel, writes []*Buffer) (mergePlan,
 	if g.k.Extern != nil {
 		return mergePlan{}, g.founder + " is an extern call"
 	}
+	if g.k.Serial {
+		return mergePlan{}, g.founder + " is serial (scatter with repeated indices)"
+	}
 	pl, why := matchSpaces(g.k, c)
 	if why != "" {
 		return pl, why
@@ -243,6 +246,10 @@ func (s *scheduler) checkReads(g *group, c *Kernel, pl *mergePlan) string {
 			if !ok {
 				return fmt.Sprintf("it reads %s at %s, not where %s writes it (%s)",
 					in.Access.Buffer.Name, idx, g.founder, substVars(refs[len(refs)-1].st.Access.Index, pl.gRename))
+			}
+			if len(ref.st.Access.Indirect) > 0 {
+				return fmt.Sprintf("it reads %s, which %s writes through an indirect index (another iteration may write the same element)",
+					in.Access.Buffer.Name, g.founder)
 			}
 			at := g.stageOf(ref.stage)
 			if sr := pl.groupReduce(at); len(sr) > 0 && !sameSizes(sr, tr) {
@@ -314,43 +321,61 @@ func (s *scheduler) willForward(g *group, pl *mergePlan, at *Stage, same bool, s
 }
 
 // checkOverwrites: when c writes a buffer g reads (the copy_ epilogue
-// into a mutated input), every access to it must be to the same element
-// of the same iteration, read before written; otherwise it is a barrier.
+// into a mutated input) or writes too (a scatter into a copy of self),
+// every access to it must be to the same element of the same iteration,
+// read before written, and not through an indirect index (another
+// iteration may hold the same index); otherwise it is a barrier.
 func (s *scheduler) checkOverwrites(g *group, c *Kernel, pl *mergePlan, writes []*Buffer) string {
 	for _, b := range writes {
-		if s.level(s.maxReader, b) != g.idx {
+		reads := s.level(s.maxReader, b) == g.idx
+		if !reads && len(g.writes[b]) == 0 {
 			continue
 		}
+		verb := "writes"
+		if reads {
+			verb = "reads"
+		}
 		if pl.kind == caseResplit {
-			return fmt.Sprintf("it overwrites %s, which %s reads", b.Name, g.founder)
+			return fmt.Sprintf("it overwrites %s, which %s %s", b.Name, g.founder, verb)
 		}
-		var idx sym.Expr
-		var red []sym.Expr
-		first, same := true, true
-		see := func(e sym.Expr, r []sym.Expr) {
-			if first {
-				idx, red, first = e, r, false
-			} else if !sym.Equal(e, idx) || !sameSizes(r, red) {
-				same = false
-			}
-		}
-		for _, st := range g.k.Stages {
-			for _, in := range st.Body {
-				if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
-					see(in.Access.Index, st.Reduce)
-				}
-			}
-		}
-		for i, st := range c.Stages {
-			for _, in := range st.Body {
-				if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
-					see(substVars(in.Access.Index, pl.cRename), pl.targetReduce(c, i))
-				}
-			}
+		same, direct := s.sameElement(g, c, pl, b)
+		if !direct {
+			return fmt.Sprintf("it overwrites %s, which %s %s, through an indirect index", b.Name, g.founder, verb)
 		}
 		if !same {
-			return fmt.Sprintf("it overwrites %s, which %s reads at other elements", b.Name, g.founder)
+			return fmt.Sprintf("it overwrites %s, which %s %s at other elements", b.Name, g.founder, verb)
 		}
 	}
 	return ""
+}
+
+// sameElement reports whether every access of g and c to b is at one
+// index over one set of reduction ranges, and whether none is indirect.
+func (s *scheduler) sameElement(g *group, c *Kernel, pl *mergePlan, b *Buffer) (same, direct bool) {
+	var idx sym.Expr
+	var red []sym.Expr
+	first, same, direct := true, true, true
+	see := func(a *Access, e sym.Expr, r []sym.Expr) {
+		direct = direct && len(a.Indirect) == 0
+		if first {
+			idx, red, first = e, r, false
+		} else if !sym.Equal(e, idx) || !sameSizes(r, red) {
+			same = false
+		}
+	}
+	for _, st := range g.k.Stages {
+		for _, in := range st.Body {
+			if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
+				see(in.Access, in.Access.Index, st.Reduce)
+			}
+		}
+	}
+	for i, st := range c.Stages {
+		for _, in := range st.Body {
+			if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
+				see(in.Access, substVars(in.Access.Index, pl.cRename), pl.targetReduce(c, i))
+			}
+		}
+	}
+	return same, direct
 }

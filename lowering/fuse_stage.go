@@ -54,6 +54,7 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 	}
 	g.k.Origins = append(g.k.Origins, c.Origins...)
 	g.k.Vec = min(g.k.Vec, c.Vec)
+	g.k.Serial = g.k.Serial || c.Serial // never lost (planMerge refuses it anyway)
 	g.members = append(g.members, c.Name)
 }
 

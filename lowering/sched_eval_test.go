@@ -13,7 +13,7 @@ import (
 )
 
 // schedEval runs a program in float64, as a test oracle for fusion and
-// planning: outer iterations run in reverse order, so a fused kernel that
+// planning: outer iterations of a parallel kernel run in reverse order, so a fused kernel that
 // reads an element another iteration writes sees a stale value, and a
 // buffer that reuses another's memory really shares it, so a wrong reuse
 // clobbers live data.
@@ -35,6 +35,10 @@ func (e *schedEval) fail(format string, args ...any) {
 	}
 	e.t.Fatalf(format, args...)
 }
+
+// intRangeKey, in a run's env, draws integer inputs from [0, n) (index
+// tensors) instead of random floats truncated to 0.
+const intRangeKey = "int_range"
 
 // schedTryRun is schedRun for programs the evaluator may not support:
 // ok is false (with the reason) instead of a failed test.
@@ -74,8 +78,13 @@ func schedRunMode(t *testing.T, p *Program, env map[string]int64, seed uint64, s
 		}
 		e.mem[b] = make([]float64, n)
 		if b.Kind == BufInput {
+			ints := env[intRangeKey]
 			for i := range e.mem[b] {
-				e.mem[b][i] = rng.Float64()*2 - 1
+				if ints > 0 && b.DType.IsInt() {
+					e.mem[b][i] = float64(rng.Int64N(ints))
+				} else {
+					e.mem[b][i] = rng.Float64()*2 - 1
+				}
 			}
 		} else {
 			for i := range e.mem[b] {
@@ -163,7 +172,8 @@ func (e *schedEval) kernel(k *Kernel) {
 	for i, s := range k.Outer {
 		outer[i] = e.eval(s)
 	}
-	forEachPoint(outer, true, func(p []int64) {
+	// A Serial kernel runs in index order, as codegen runs it.
+	forEachPoint(outer, !k.Serial, func(p []int64) {
 		for i, v := range p {
 			e.env[OuterVar(i)] = v
 		}

@@ -259,13 +259,18 @@ func (s *scheduler) level(m map[*Buffer]int, b *Buffer) int {
 func (s *scheduler) schedule(c *Kernel) {
 	reads, writes := kernelAccesses(c)
 	if c.Extern == nil {
+		ownAccesses(c)
 		normalizeKernel(c)
 		s.nameIndirect(c)
-		if s.tryFuse(c, reads, writes) {
-			return
-		}
-	} else {
+	}
+	switch {
+	case c.Extern != nil:
 		s.remark("%s (%s) is an extern call: not fused", c.Name, kernelOrigin(c))
+	case c.Serial:
+		// Fused, the other kernels would have to run serially too.
+		s.remark("%s is serial (scatter with repeated indices): not fused", c.Name)
+	case s.tryFuse(c, reads, writes):
+		return
 	}
 	g := &group{idx: len(s.groups), k: c, founder: c.Name, members: []string{c.Name},
 		writes: map[*Buffer][]storeRef{}, alias: map[*Stage]*Stage{}, recomputed: map[*Instr]int{},
@@ -436,12 +441,35 @@ func (s *scheduler) indirectName(t *Instr) string {
 }
 
 // replaceIndirect points an access at replacement instructions, renaming
-// their symbols in the index along.
+// their symbols in the index along. The list is copied before it changes:
+// lowering may give a load and a store one list (scatter_add's
+// read-modify-write), and the other access must still name its own tmps.
 func (s *scheduler) replaceIndirect(a *Access, repl map[*Instr]*Instr) {
+	copied := false
 	for i, t := range a.Indirect {
-		if r, ok := repl[t]; ok {
-			a.Index = a.Index.Subst(map[string]sym.Expr{s.indirectName(t): sym.Symbol(s.indirectName(r))})
-			a.Indirect[i] = r
+		r, ok := repl[t]
+		if !ok {
+			continue
+		}
+		if !copied {
+			a.Indirect, copied = slices.Clone(a.Indirect), true
+		}
+		a.Index = a.Index.Subst(map[string]sym.Expr{s.indirectName(t): sym.Symbol(s.indirectName(r))})
+		a.Indirect[i] = r
+	}
+}
+
+// ownAccesses gives every load and store of k an Access and Indirect list
+// of its own, so that renaming one access (loop variables, indirect
+// symbols) never renames another that lowering built from the same parts.
+func ownAccesses(k *Kernel) {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Access != nil {
+				a := *in.Access
+				a.Indirect = slices.Clone(a.Indirect)
+				in.Access = &a
+			}
 		}
 	}
 }

@@ -47,6 +47,7 @@ func GenerateWithRuntime(p *lowering.Program, pkg, rtImport string) ([]byte, err
 	}
 	for _, k := range p.Kernels {
 		g := &kernelGen{c: body, prog: p, k: k, uses: countUses(k)}
+		g.simplify()
 		if err := g.emit(); err != nil {
 			return nil, fmt.Errorf("generate %s: %w", p.Name, err)
 		}

@@ -29,6 +29,7 @@ type kernelGen struct {
 	uses map[*lowering.Instr]int
 	// slot numbers the per-loop slices and offsets (a0, o1, ...).
 	slot int
+	peep peephole
 }
 
 // accessFn renders an access as a Go element expression (an lvalue).
@@ -98,6 +99,10 @@ func (g *kernelGen) emit() error {
 	} else {
 		g.c.line("// %s is a %s kernel.", k.Name, k.Kind())
 	}
+	if k.Serial {
+		g.c.line("// It is serial: it accumulates through indices that may repeat, so it")
+		g.c.line("// runs on one goroutine in index order, never split across cores.")
+	}
 	g.c.line("func %s error {", signature(g.prog, k))
 	var err error
 	switch k.Kind() {
@@ -163,7 +168,7 @@ func (g *kernelGen) emitPointwise() error {
 	inner := lowering.OuterVar(last)
 	g.c.line("nIn := int64(%s)", outer[last].Code())
 	g.c.line("total := nIn * int64(%s)", product(outer[:last]).Code())
-	g.c.line("return rt.ParallelFor(total, 1, func(lo, hi int64) error {")
+	g.forChunks("1")
 	g.c.line("for p := lo; p < hi; {")
 	if last > 0 {
 		g.c.line("row := p / nIn")
@@ -181,6 +186,18 @@ func (g *kernelGen) emitPointwise() error {
 	g.c.line("return nil")
 	g.c.line("})")
 	return nil
+}
+
+// forChunks opens the closure that runs [lo, hi) of total outer indexes:
+// split across cores by rt.ParallelFor (cost: work per index), or, for a
+// Serial kernel, all of them on this goroutine in index order.
+func (g *kernelGen) forChunks(cost string) {
+	if g.k.Serial {
+		g.c.line("// serial: one goroutine, outer indexes in order (repeated indices accumulate)")
+		g.c.line("return rt.SerialFor(total, func(lo, hi int64) error {")
+		return
+	}
+	g.c.line("return rt.ParallelFor(total, %s, func(lo, hi int64) error {", cost)
 }
 
 // product multiplies sizes (1 for none).
@@ -429,6 +446,9 @@ func (g *kernelGen) emitInstr(in *lowering.Instr, access accessFn) error {
 	if in.Op == lowering.OpReduce {
 		return g.emitReduceUpdate(in)
 	}
+	if g.peep.folded[in] {
+		return nil // computed by its one user (peephole.go)
+	}
 	d, err := info(in.DType)
 	if err != nil {
 		return err
@@ -512,21 +532,26 @@ func (g *kernelGen) emitCall(in *lowering.Instr, d dtInfo) error {
 		g.markUnused(in)
 		return nil
 	}
+	fn, negate := g.callFn(in)
+	operands := g.callOperands(in)
 	compute := in.DType
-	if lowering.BoolFns[in.Fn] {
-		compute = in.Args[0].DType
+	if lowering.BoolFns[fn] {
+		compute = operands[0].DType
 	}
 	cd, err := info(compute)
 	if err != nil {
 		return err
 	}
-	args := make([]string, len(in.Args))
-	for i := range in.Args {
-		if args[i], err = arg(in, i, compute); err != nil {
+	args := make([]string, len(operands))
+	for i, a := range operands {
+		if args[i], err = castExpr(tmp(a), a.DType, compute); err != nil {
 			return err
 		}
+		if negate {
+			args[i] = "(-" + args[i] + ")"
+		}
 	}
-	e, divides, err := callExpr(in.Fn, cd.reg, cd.width, args)
+	e, divides, err := callExpr(fn, cd.reg, cd.width, args)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"go/format"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -467,6 +468,15 @@ func TestGeneratedPrograms(t *testing.T) {
 	for i, gc := range cases {
 		t.Run(gc.prog.Name+"_"+string(rune('a'+i)), func(t *testing.T) { gc.run(t, bin) })
 	}
+	t.Run("bench_flag", func(t *testing.T) {
+		in := t.TempDir()
+		for name, x := range cases[0].inputs {
+			require.NoError(t, interp.SaveNPY(filepath.Join(in, name+".npy"), x))
+		}
+		out, err := exec.Command(bin, "-graph", cases[0].prog.Name, "-inputs", in, "-bench", "3").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Regexp(t, `^ns/op [0-9]+\n$`, string(out))
+	})
 }
 
 // caseParallel: sizes past rt.SerialWork, so chunks split across

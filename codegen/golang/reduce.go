@@ -18,8 +18,7 @@ func (g *kernelGen) emitReduction() error {
 		cost = sym.Add(cost, product(s.Reduce))
 	}
 	g.c.line("total := int64(%s)", product(outer).Code())
-	g.c.line("cost := int64(%s)", cost.Code())
-	g.c.line("return rt.ParallelFor(total, cost, func(lo, hi int64) error {")
+	g.forChunks("int64(" + cost.Code() + ")")
 	g.c.line("for p := lo; p < hi; p++ {")
 	g.emitUnravel("p", outer, g.mentioned())
 	for i, s := range g.k.Stages {

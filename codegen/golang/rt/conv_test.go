@@ -35,7 +35,7 @@ func probeFloats() []float32 {
 		add(f * (1 + 1.0/2048)) // near an f16 tie
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 1 << 20 {
+	for range 1 << 18 {
 		out = append(out, math.Float32frombits(rng.Uint32()))
 	}
 	return out

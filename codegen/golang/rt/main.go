@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -75,13 +76,15 @@ func MainArgs(args []string, stdout, stderr io.Writer, progs []*Program) int {
 	inDir := fs.String("inputs", "", "folder holding <input name>.npy for each tensor input")
 	outDir := fs.String("o", "", "folder for out<i>.npy, mutated inputs and manifest.json")
 	bench := fs.Int("bench", 0, "run N times after one warm-up and print ns/op")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (of the timed runs with -bench) to FILE")
 	syms, scalars := assignments{}, assignments{}
 	fs.Var(syms, "sym", "symbol values, NAME=INT (repeatable)")
 	fs.Var(scalars, "scalar", "scalar inputs, NAME=VALUE (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := mainRun(progs, *graph, *inDir, *outDir, *bench, syms, scalars, stdout); err != nil {
+	run := runConfig{graph: *graph, inDir: *inDir, outDir: *outDir, bench: *bench, profile: *cpuProfile}
+	if err := mainRun(progs, run, syms, scalars, stdout); err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
 	}
@@ -102,8 +105,15 @@ func pickProgram(progs []*Program, name string) (*Program, error) {
 	return nil, fmt.Errorf("unknown graph %q (have %s)", name, strings.Join(names, ", "))
 }
 
-func mainRun(progs []*Program, graph, inDir, outDir string, bench int, syms, scalars assignments, stdout io.Writer) error {
-	p, err := pickProgram(progs, graph)
+// runConfig is what the flags ask for.
+type runConfig struct {
+	graph, inDir, outDir string
+	bench                int
+	profile              string // CPU profile file, "" for none
+}
+
+func mainRun(progs []*Program, cfg runConfig, syms, scalars assignments, stdout io.Writer) error {
+	p, err := pickProgram(progs, cfg.graph)
 	if err != nil {
 		return err
 	}
@@ -111,21 +121,44 @@ func mainRun(progs []*Program, graph, inDir, outDir string, bench int, syms, sca
 	if err != nil {
 		return err
 	}
-	inputs, err := readInputs(p, inDir)
+	inputs, err := readInputs(p, cfg.inDir)
 	if err != nil {
 		return err
 	}
-	if bench > 0 {
-		return runBench(p, symVals, inputs, bench, stdout)
+	if cfg.bench > 0 {
+		return runBench(p, symVals, inputs, cfg.bench, cfg.profile, stdout)
+	}
+	stop, err := startProfile(cfg.profile)
+	if err != nil {
+		return err
 	}
 	outs, err := p.Run(symVals, inputs)
-	if err != nil {
+	if perr := stop(); err == nil {
+		err = perr
+	}
+	if err != nil || cfg.outDir == "" {
 		return err
 	}
-	if outDir == "" {
-		return nil
+	return writeOutputs(p, cfg.outDir, outs, inputs)
+}
+
+// startProfile starts a CPU profile into file ("": none); stop ends it.
+func startProfile(file string) (stop func() error, err error) {
+	if file == "" {
+		return func() error { return nil }, nil
 	}
-	return writeOutputs(p, outDir, outs, inputs)
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // parseSyms reads -sym values, and -scalar values of SymInt inputs.
@@ -172,7 +205,7 @@ func readInputs(p *Program, dir string) ([]*Tensor, error) {
 
 // runBench times Run; outputs are handed back to the buffer pool between
 // runs, as a caller that consumes them would.
-func runBench(p *Program, syms map[string]int64, inputs []*Tensor, n int, stdout io.Writer) error {
+func runBench(p *Program, syms map[string]int64, inputs []*Tensor, n int, profile string, stdout io.Writer) error {
 	release := func(outs []any) {
 		for _, o := range outs {
 			if t, ok := o.(*Tensor); ok {
@@ -185,15 +218,24 @@ func runBench(p *Program, syms map[string]int64, inputs []*Tensor, n int, stdout
 		return err
 	}
 	release(outs)
+	stop, err := startProfile(profile)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	for range n {
 		outs, err := p.Run(syms, inputs)
 		if err != nil {
+			stop()
 			return err
 		}
 		release(outs)
 	}
-	fmt.Fprintf(stdout, "ns/op %d\n", time.Since(start).Nanoseconds()/int64(n))
+	elapsed := time.Since(start)
+	if err := stop(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ns/op %d\n", elapsed.Nanoseconds()/int64(n))
 	return nil
 }
 

@@ -1,0 +1,97 @@
+package golang
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
+	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/passes"
+	_ "github.com/kiln-compiler/kiln/passes/decompose"
+)
+
+// scatterAddFX adds 16384 rows of src into the 2 rows of x (each
+// element about 8192 times): 64k source elements, above rt.SerialWork,
+// so a non-serial kernel would be split across cores and lose updates.
+// Operands are rounded to integers first, so that every order of the
+// additions, in float32 or float64 (interp), gives the same sums.
+const scatterAddFX = `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 4][4, 1]cpu", ix: "i64[16384, 4][4, 1]cpu", s: "f32[16384, 4][4, 1]cpu"):
+        xr: "f32[2, 4][4, 1]cpu" = torch.ops.aten.round.default(x)
+        s8: "f32[16384, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(s, 8)
+        sr: "f32[16384, 4][4, 1]cpu" = torch.ops.aten.round.default(s8)
+        b: "f32[2, 4][4, 1]cpu" = torch.ops.aten.scatter_add.default(xr, 0, ix, sr)
+        return (b,)
+`
+
+// fxProgram runs src through the passes, Lower, Fuse and PlanBuffers.
+func fxProgram(t *testing.T, name, src string) fxCase {
+	res, err := fx.Parse(name+".fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	g := res.Module.Graphs[0]
+	pipe, err := passes.Parse("fakeprop,functionalize,decompose,align,dce")
+	require.NoError(t, err)
+	_, err = (&passes.Manager{VerifyEach: true}).Run(pipe, passes.NewContext(passes.Config{}), g)
+	require.NoError(t, err)
+	p, err := lowering.Lower(g, lowering.Options{Name: name})
+	require.NoError(t, err)
+	_, err = lowering.Fuse(p, lowering.FuseOptions{})
+	require.NoError(t, err)
+	require.NoError(t, lowering.Verify(p))
+	lowering.PlanBuffers(p)
+	return fxCase{name: name, g: g, prog: p}
+}
+
+// A Serial kernel runs on one goroutine in index order: the generated
+// code says so and calls rt.SerialFor, never rt.ParallelFor, and its
+// result (repeated indices accumulating) is interp's.
+func TestSerialScatterAddAgainstInterp(t *testing.T) {
+	c := fxProgram(t, "scatter_add_serial", scatterAddFX)
+	var serial *lowering.Kernel
+	for _, k := range c.prog.Kernels {
+		if k.Serial {
+			require.Nil(t, serial, "one serial kernel expected:\n%s", c.prog)
+			serial = k
+		}
+	}
+	require.NotNil(t, serial, "scatter_add must lower to a serial kernel:\n%s", c.prog)
+	n := int64(1)
+	for _, e := range serial.Outer {
+		v, ok := e.Const()
+		require.True(t, ok)
+		n *= v
+	}
+	require.GreaterOrEqual(t, n, int64(64<<10))
+	require.GreaterOrEqual(t, n, int64(rt.SerialWork), "ParallelFor would split this kernel")
+
+	src, err := Generate(c.prog, c.name)
+	require.NoError(t, err)
+	body := kernelSource(t, string(src), serial.Name)
+	assert.Contains(t, body, "It is serial")
+	assert.Contains(t, body, "rt.SerialFor(total")
+	assert.NotContains(t, body, "rt.ParallelFor")
+	for _, k := range c.prog.Kernels {
+		if !k.Serial && k.Extern == nil {
+			assert.Contains(t, kernelSource(t, string(src), k.Name), "rt.ParallelFor", k.Name)
+		}
+	}
+
+	bin := buildModule(t, []*lowering.Program{c.prog})
+	c.check(t, bin)
+}
+
+// kernelSource cuts one kernel's function, doc comment included, out of
+// a generated file.
+func kernelSource(t *testing.T, src, name string) string {
+	re := regexp.MustCompile(`(?s)// ` + name + ` is .*?\n}\n`)
+	m := re.FindString(src)
+	require.NotEmpty(t, m, "no %s in:\n%s", name, src)
+	require.True(t, strings.Contains(m, "func "+name+"("))
+	return m
+}

@@ -1,0 +1,140 @@
+package lowering
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// scatterPair is the graph of testdata/fusion/scatter_serial.txtar, plus
+// extra lines before the return and extra outputs.
+func scatterPair(extra, outs string) string {
+	return `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[3, 4][4, 1]cpu", ix: "i64[2, 4][4, 1]cpu", s: "f32[2, 4][4, 1]cpu"):
+        a: "f32[3, 4][4, 1]cpu" = torch.ops.aten.scatter.src(x, 0, ix, s)
+        b: "f32[3, 4][4, 1]cpu" = torch.ops.aten.scatter_add.default(x, 0, ix, s)
+` + extra + `        return (a, b` + outs + `)
+`
+}
+
+const scatterPipeline = "fakeprop,functionalize,decompose,align,dce"
+
+var indexEnv = map[string]int64{intRangeKey: 3}
+
+// lowerFX lowers src through scatterPipeline.
+func lowerFX(t *testing.T, src string) *Program {
+	g := schedCompile(t, "scatter.fx", src, scatterPipeline)
+	p, err := Lower(g, Options{Name: "g"})
+	require.NoError(t, err)
+	require.NoError(t, Verify(p))
+	return p
+}
+
+// Lowering gives scatter_add's load and store one Indirect list. With the
+// kernel's Serial flag cleared (as if its indices were known distinct),
+// the scheduler fuses it after scatter.src and forwards its load of ix to
+// scatter.src's: both accesses must then name scatter.src's tmp, in the
+// list and in the index.
+func TestFuseRenamesSharedIndirectList(t *testing.T) {
+	p := lowerFX(t, scatterPair("", ""))
+	shared := false
+	for _, k := range p.Kernels {
+		k.Serial = false
+		var lists [][]*Instr
+		for _, in := range k.Stages[0].Body {
+			if in.Access != nil && len(in.Access.Indirect) > 0 {
+				lists = append(lists, in.Access.Indirect)
+			}
+		}
+		shared = shared || len(lists) == 2 && &lists[0][0] == &lists[1][0]
+	}
+	require.True(t, shared, "the lowering no longer shares the list; this test needs another way in:\n%s", p)
+	stats := fuseChecked(t, p, FuseOptions{}, indexEnv)
+	assert.Equal(t, 2, stats.KernelsAfter, "%s", p)
+	k := p.Kernels[1]
+	var indirect []*Instr
+	for _, in := range k.Stages[0].Body {
+		if in.Access != nil && len(in.Access.Indirect) > 0 {
+			require.Len(t, in.Access.Indirect, 1)
+			assert.Equal(t, []string{"tmp" + itoa(in.Access.Indirect[0].ID), "x1"}, in.Access.Index.Free(), "%s", in)
+			indirect = append(indirect, in.Access.Indirect[0])
+		}
+	}
+	require.Len(t, indirect, 3, "%s", k) // scatter.src's store, scatter_add's load and store
+	assert.Same(t, indirect[0], indirect[1])
+	assert.Same(t, indirect[0], indirect[2])
+}
+
+// A kernel that could join a serial group (same space, reads the same
+// input) is refused, joins the next candidate, and the serial kernel
+// keeps its flag and its origins alone.
+func TestFuseSerialGroupTakesNoOne(t *testing.T) {
+	p := lowerFX(t, scatterPair(`        c: "f32[2, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(s, 2)
+`, ", c"))
+	fuseChecked(t, p, FuseOptions{}, indexEnv)
+	var serial []*Kernel
+	for _, k := range p.Kernels {
+		if k.Serial {
+			serial = append(serial, k)
+		}
+	}
+	require.Len(t, serial, 1, "%s", p)
+	assert.Equal(t, []string{"b"}, serial[0].Origins)
+	assert.NotEmpty(t, remarksWith(p, "not fused into kernel3 (b): kernel3 is serial (scatter with repeated indices)"), "%s", p)
+}
+
+// Serial survives when it is the only kernel, and Fuse never clears it.
+func TestFuseKeepsLoneSerialKernel(t *testing.T) {
+	p := lowerFX(t, scatterPair("", ""))
+	fuseChecked(t, p, FuseOptions{}, indexEnv)
+	n := 0
+	for _, k := range p.Kernels {
+		if k.Serial {
+			n++
+			assert.Equal(t, []string{"b"}, k.Origins)
+		}
+	}
+	assert.Equal(t, 1, n, "%s", p)
+	assert.Contains(t, p.Remarks, "kernel3 is serial (scatter with repeated indices): not fused")
+}
+
+// A kernel that writes, through an indirect index, a buffer the group
+// reads at that index must not join it: another iteration may hold the
+// same index and read after this one wrote.
+func TestFuseIndirectOverwriteIsBarrier(t *testing.T) {
+	i64 := ir.I64
+	p := &Program{Name: "war"}
+	buf := func(name string, dt ir.DType, kind BufferKind) *Buffer {
+		b := &Buffer{ID: len(p.Buffers), Name: name, DType: dt, Size: sym.Const(4), Kind: kind, Align: 64}
+		p.Buffers = append(p.Buffers, b)
+		return b
+	}
+	x, ix, v := buf("x", ir.F32, BufInput), buf("ix", i64, BufInput), buf("v", ir.F32, BufInput)
+	out := buf("buf3", ir.F32, BufOutput)
+	lay := contiguousLayout(dims(4))
+	p.Inputs = []*Param{{Name: "x", Buffer: x, Layout: lay, Mutated: true},
+		{Name: "ix", Buffer: ix, Layout: Layout{DType: i64, Shape: lay.Shape, Strides: lay.Strides, Offset: lay.Offset}},
+		{Name: "v", Buffer: v, Layout: lay}}
+	p.Outputs = []*Result{{Name: "y", Buffer: out, Layout: lay}}
+	x0 := sym.Symbol("x0")
+	loadIndex := func() *Instr {
+		return &Instr{ID: 0, Op: OpLoad, DType: i64, Access: &Access{Buffer: ix, DType: i64, Index: x0}}
+	}
+	t0 := loadIndex()
+	ld := &Instr{ID: 1, Op: OpLoad, DType: ir.F32, Access: &Access{Buffer: x, DType: ir.F32, Index: sym.Symbol("tmp0"), Indirect: []*Instr{t0}}}
+	st := &Instr{ID: 2, Op: OpStore, DType: ir.F32, Args: []*Instr{ld}, Access: &Access{Buffer: out, DType: ir.F32, Index: x0}}
+	u0 := loadIndex()
+	val := &Instr{ID: 1, Op: OpLoad, DType: ir.F32, Access: &Access{Buffer: v, DType: ir.F32, Index: x0}}
+	put := &Instr{ID: 2, Op: OpStore, DType: ir.F32, Args: []*Instr{val}, Access: &Access{Buffer: x, DType: ir.F32, Index: sym.Symbol("tmp0"), Indirect: []*Instr{u0}}}
+	p.Kernels = []*Kernel{
+		{Name: "kernel0", Outer: dims(4), Origins: []string{"y"}, Vec: 1, Stages: []*Stage{{Body: []*Instr{t0, ld, st}}}},
+		{Name: "kernel1", Outer: dims(4), Origins: []string{"copy_"}, Vec: 1, Stages: []*Stage{{Body: []*Instr{u0, val, put}}}},
+	}
+	fuseChecked(t, p, FuseOptions{}, indexEnv)
+	assert.Len(t, p.Kernels, 2, "%s", p)
+	assert.NotEmpty(t, remarksWith(p, "through an indirect index"), "%s", p)
+}
