@@ -393,10 +393,10 @@ func indexedOffsets(t *Tensor, dim int, index *Tensor) ([]int64, error) {
 				mi[k] = 0
 			}
 		}
-		w, err := checkIndex(v, size, dim)
-		if err != nil {
-			return nil, err
+		if v < 0 || v >= size { // gather and scatter take no negative indices (scatter_gather_checks)
+			return nil, fmt.Errorf("index %d is out of bounds for dimension %d with size %d", v, dim, size)
 		}
+		w := v
 		off := t.Offset
 		for k, x := range mi {
 			if k == dim {

@@ -200,11 +200,25 @@ const unknownIndexBound = 2
 // indexBound finds the exclusive upper bound for an integer input used as
 // indices: the smallest indexed size over its users.
 func (m *machine) indexBound(v *ir.Value) (int64, bool) {
+	return m.indexBoundDepth(v, 8)
+}
+
+// indexBoundDepth looks through views (select, view, expand, ...) of v for
+// index uses, up to depth views deep: corpus graphs slice their index
+// tensors before using them.
+func (m *machine) indexBoundDepth(v *ir.Value, depth int) (int64, bool) {
 	best, found := int64(0), false
 	for _, u := range v.Users() {
 		b, ok := m.indexBoundIn(u, v)
 		if !ok && usedAsIndex(u, v) {
 			b, ok = unknownIndexBound, true
+		}
+		if op, isOp := u.Op.(*ops.Op); !ok && isOp && op != nil && op.Kind == ops.KindView && !op.Mutates() && depth > 0 {
+			for _, r := range u.Results {
+				if rb, rok := m.indexBoundDepth(r, depth-1); rok && (!ok || rb < b) {
+					b, ok = rb, true
+				}
+			}
 		}
 		if ok && (!found || b < best) {
 			best, found = b, true
