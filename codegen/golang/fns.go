@@ -55,9 +55,11 @@ var fnImpls = map[string]fnImpl{
 	"isinf":       {f32: "rt.IsInf(float64(%[1]s))", f64: "rt.IsInf(%[1]s)", i64: "false", b: "false"},
 	"isfinite":    {f32: "rt.IsFinite(float64(%[1]s))", f64: "rt.IsFinite(%[1]s)", i64: "true", b: "true"},
 
-	"add":       with(same("(%[1]s + %[2]s)"), func(f *fnImpl) { f.b = "(%[1]s || %[2]s)" }),
-	"sub":       same("(%[1]s - %[2]s)"),
-	"mul":       with(same("(%[1]s * %[2]s)"), func(f *fnImpl) { f.b = "(%[1]s && %[2]s)" }),
+	"add": with(same("(%[1]s + %[2]s)"), func(f *fnImpl) { f.b = "(%[1]s || %[2]s)" }),
+	"sub": same("(%[1]s - %[2]s)"),
+	// The conversion keeps Go from fusing a product into a following sum
+	// (VFMADD with GOAMD64=v3): eager PyTorch rounds both, and so do lanes.
+	"mul":       {f32: "float32(%[1]s * %[2]s)", f64: "float64(%[1]s * %[2]s)", i64: "(%[1]s * %[2]s)", b: "(%[1]s && %[2]s)"},
 	"truediv":   {f32: "(%[1]s / %[2]s)", f64: "(%[1]s / %[2]s)"},
 	"floordiv":  {f32: "rt.FloorDivF32(%[1]s, %[2]s)", f64: "rt.FloorDivF64(%[1]s, %[2]s)", i64: "rt.FloorDivI64(%[1]s, %[2]s)", divides: true},
 	"remainder": with(viaF64Bin("rt.Remainder"), func(f *fnImpl) { f.i64, f.divides = "rt.RemainderI64(%[1]s, %[2]s)", true }),

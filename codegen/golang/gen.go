@@ -33,6 +33,43 @@ func Generate(p *lowering.Program, pkg string) ([]byte, error) {
 
 // GenerateWithRuntime is Generate with the runtime's import path.
 func GenerateWithRuntime(p *lowering.Program, pkg, rtImport string) ([]byte, error) {
+	return generate(p, pkg, rtImport, nil)
+}
+
+// File is one generated source file of a graph package.
+type File struct {
+	Name string // file name in the package folder
+	Src  []byte
+}
+
+// GeneratePackage emits the files of graph package pkg: <pkg>.go (the
+// kernels and Run, as GenerateWithRuntime) whose qualifying pointwise
+// inner loops first call an 8-lane version, and then <pkg>_simd.go (built
+// with GOEXPERIMENT=simd on amd64, package simd/archsimd) holding those
+// versions and <pkg>_nosimd.go, its twin for every other build, in which
+// the scalar loops run every element. Without such loops it is one file.
+func GeneratePackage(p *lowering.Program, pkg, rtImport string) ([]File, error) {
+	simd := &simdOut{}
+	src, err := generate(p, pkg, rtImport, simd)
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{Name: pkg + ".go", Src: src}}
+	lanes, twin := simd.files(p.Name, pkg, rtImport)
+	if lanes == nil {
+		return files, nil
+	}
+	for _, f := range []File{{pkg + "_simd.go", lanes}, {pkg + "_nosimd.go", twin}} {
+		formatted, err := format.Source(f.Src)
+		if err != nil {
+			return nil, fmt.Errorf("generate %s: %s does not parse: %w\n%s", p.Name, f.Name, err, f.Src)
+		}
+		files = append(files, File{Name: f.Name, Src: formatted})
+	}
+	return files, nil
+}
+
+func generate(p *lowering.Program, pkg, rtImport string, simd *simdOut) ([]byte, error) {
 	if !token.IsIdentifier(pkg) {
 		return nil, fmt.Errorf("generate %s: package name %q is not an identifier", p.Name, pkg)
 	}
@@ -46,7 +83,7 @@ func GenerateWithRuntime(p *lowering.Program, pkg, rtImport string) ([]byte, err
 		return nil, fmt.Errorf("generate %s: %w", p.Name, err)
 	}
 	for _, k := range p.Kernels {
-		g := &kernelGen{c: body, prog: p, k: k, uses: countUses(k)}
+		g := &kernelGen{c: body, prog: p, k: k, uses: countUses(k), simd: simd}
 		g.simplify()
 		if err := g.emit(); err != nil {
 			return nil, fmt.Errorf("generate %s: %w", p.Name, err)

@@ -67,9 +67,10 @@ func goCmd(goBin, dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// buildModule writes progs as one module and builds it once; it also
-// vets the module and checks every generated file is gofmt-clean.
-func buildModule(t *testing.T, progs []*lowering.Program) string {
+// buildModule writes progs as one module and builds it once (with env
+// added to the go command's environment: GOEXPERIMENT=simd); it also vets
+// the module and checks every generated file is gofmt-clean.
+func buildModule(t *testing.T, progs []*lowering.Program, env ...string) string {
 	t.Helper()
 	goBin := goTool(t)
 	dir := t.TempDir()
@@ -87,10 +88,12 @@ func buildModule(t *testing.T, progs []*lowering.Program) string {
 	})
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "kernels")
-	out, err := goCmd(goBin, dir, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build:\n%s", out)
-	out, err = goCmd(goBin, dir, "vet", "./...").CombinedOutput()
-	require.NoError(t, err, "go vet:\n%s", out)
+	for _, args := range [][]string{{"build", "-o", bin, "."}, {"vet", "./..."}} {
+		cmd := goCmd(goBin, dir, args...)
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "go %s %v:\n%s", args[0], env, out)
+	}
 	return bin
 }
 

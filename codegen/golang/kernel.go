@@ -30,6 +30,9 @@ type kernelGen struct {
 	// slot numbers the per-loop slices and offsets (a0, o1, ...).
 	slot int
 	peep peephole
+	// simd collects 8-lane inner loops; nil when generating one
+	// scalar-only file (Generate).
+	simd *simdOut
 }
 
 // accessFn renders an access as a Go element expression (an lvalue).
@@ -178,7 +181,7 @@ func (g *kernelGen) emitPointwise() error {
 		g.c.line("xs := p")
 	}
 	g.c.line("xe := min(nIn, xs+hi-p)")
-	if err := g.tightLoop(inner, "xs", "xe", body, g.k.Vec, nil); err != nil {
+	if err := g.tightLoop(inner, "xs", "xe", body, g.k.Vec, true, nil); err != nil {
 		return err
 	}
 	g.c.line("p += xe - xs")
@@ -336,8 +339,10 @@ func needsVar(v string, body []*lowering.Instr, acc map[*lowering.Access]loopAcc
 }
 
 // tightLoop emits the innermost loop over v in [start, end). extra runs
-// inside the loop before the body (reduction index bookkeeping).
-func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec int, extra func()) error {
+// inside the loop before the body (reduction index bookkeeping). lanes
+// asks for an 8-lane version of a pointwise loop where it qualifies
+// (simd.go): the scalar loop then starts where the lanes stopped.
+func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec int, lanes bool, extra func()) error {
 	acc, contig := g.classify(v, start, end, body)
 	render := func(i string) accessFn {
 		return func(a *lowering.Access) string {
@@ -363,14 +368,26 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 		g.c.line("}")
 		return nil
 	}
-	counter := "i"
-	if vec > 1 {
-		if err := g.unrolled(v, start, body, vec, contig, need, acc); err != nil {
+	first := "0"
+	if lanes && !need {
+		call, err := g.simdCall(body, acc, contig)
+		if err != nil {
 			return err
 		}
-		counter = "i"
+		if call != "" {
+			first = call
+		}
+	}
+	counter := "i"
+	switch {
+	case vec > 1:
+		if err := g.unrolled(v, start, first, body, vec, contig, need, acc); err != nil {
+			return err
+		}
 		g.c.line("for ; i < len(%s); i++ {", contig[0])
-	} else {
+	case first != "0":
+		g.c.line("for i := %s; i < len(%s); i++ {", first, contig[0])
+	default:
 		g.c.line("for i := range %s {", contig[0])
 	}
 	if need {
@@ -389,9 +406,9 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 // unrolled emits the loop's main part unrolled by vec: each contiguous
 // access takes a vec-element subslice per step (one bounds check), the
 // copies index it by constants. The remainder loop follows.
-func (g *kernelGen) unrolled(v, start string, body []*lowering.Instr, vec int, contig []string, need bool, acc map[*lowering.Access]loopAccess) error {
+func (g *kernelGen) unrolled(v, start, first string, body []*lowering.Instr, vec int, contig []string, need bool, acc map[*lowering.Access]loopAccess) error {
 	g.c.line("// vec=%d: the align pass proved %d-element vectors along %s; unrolled by %d.", vec, vec, v, vec)
-	g.c.line("i := 0")
+	g.c.line("i := %s", first)
 	g.c.line("for ; i+%d <= len(%s); i += %d {", vec, contig[0], vec)
 	for _, s := range contig {
 		g.c.line("%s_v := %s[i : i+%d : i+%d]", s, s, vec, vec)

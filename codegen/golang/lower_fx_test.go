@@ -75,7 +75,7 @@ func loadLoweringCases(t *testing.T) []fxCase {
 
 // TestLoweredGraphsAgainstInterp runs the generated Go for every lowering
 // regression graph on random inputs and compares outputs and mutated
-// inputs with interp.
+// inputs with interp, built without and with GOEXPERIMENT=simd.
 func TestLoweredGraphsAgainstInterp(t *testing.T) {
 	cases := loadLoweringCases(t)
 	require.NotEmpty(t, cases)
@@ -86,6 +86,11 @@ func TestLoweredGraphsAgainstInterp(t *testing.T) {
 	bin := buildModule(t, progs)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, bin) })
+	}
+	// The same module with the 8-lane inner loops (simd.go).
+	bin = buildModule(t, progs, "GOEXPERIMENT=simd")
+	for _, c := range cases {
+		t.Run(c.name+"_simd", func(t *testing.T) { c.check(t, bin) })
 	}
 }
 

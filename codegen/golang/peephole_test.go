@@ -90,4 +90,5 @@ func TestPeepholes(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(s, "max((-"), "%s", s)
 	assert.Contains(t, s, "rt.AbsF32(tmp0)")
 	gc.run(t, buildModule(t, []*lowering.Program{gc.prog}))
+	gc.run(t, buildModule(t, []*lowering.Program{gc.prog}, "GOEXPERIMENT=simd"))
 }

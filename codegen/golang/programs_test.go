@@ -468,6 +468,10 @@ func TestGeneratedPrograms(t *testing.T) {
 	for i, gc := range cases {
 		t.Run(gc.prog.Name+"_"+string(rune('a'+i)), func(t *testing.T) { gc.run(t, bin) })
 	}
+	simdBin := buildModule(t, progs, "GOEXPERIMENT=simd")
+	for i, gc := range cases {
+		t.Run(gc.prog.Name+"_simd_"+string(rune('a'+i)), func(t *testing.T) { gc.run(t, simdBin) })
+	}
 	t.Run("bench_flag", func(t *testing.T) {
 		in := t.TempDir()
 		for name, x := range cases[0].inputs {

@@ -68,7 +68,7 @@ func (a assignments) Set(s string) error {
 }
 
 // MainArgs runs `BIN [-graph NAME] -inputs DIR -o DIR [-sym s0=8]
-// [-scalar x=1.5] [-bench N]` and returns the exit code.
+// [-scalar x=1.5] [-bench N]` (or `BIN -simd`) and returns the exit code.
 func MainArgs(args []string, stdout, stderr io.Writer, progs []*Program) int {
 	fs := flag.NewFlagSet("kernels", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -77,11 +77,16 @@ func MainArgs(args []string, stdout, stderr io.Writer, progs []*Program) int {
 	outDir := fs.String("o", "", "folder for out<i>.npy, mutated inputs and manifest.json")
 	bench := fs.Int("bench", 0, "run N times after one warm-up and print ns/op")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (of the timed runs with -bench) to FILE")
+	simd := fs.Bool("simd", false, "say whether float32 inner loops run on SIMD lanes (GOEXPERIMENT=simd builds), and exit")
 	syms, scalars := assignments{}, assignments{}
 	fs.Var(syms, "sym", "symbol values, NAME=INT (repeatable)")
 	fs.Var(scalars, "scalar", "scalar inputs, NAME=VALUE (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *simd {
+		fmt.Fprintln(stdout, "simd:", SIMDStatus())
+		return 0
 	}
 	run := runConfig{graph: *graph, inDir: *inDir, outDir: *outDir, bench: *bench, profile: *cpuProfile}
 	if err := mainRun(progs, run, syms, scalars, stdout); err != nil {

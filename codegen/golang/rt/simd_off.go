@@ -1,0 +1,14 @@
+//go:build !(goexperiment.simd && amd64)
+
+package rt
+
+// The twin of simd_amd64.go for builds without GOEXPERIMENT=simd (or off
+// amd64): generated packages then run every element on their scalar loops.
+
+// SIMD reports whether generated 8-lane inner loops run: never here.
+func SIMD() bool { return false }
+
+// SIMDStatus says which inner loops run, for -simd.
+func SIMDStatus() string {
+	return "off: built without GOEXPERIMENT=simd (or not on amd64); build with GOEXPERIMENT=simd go build for 8-lane loops"
+}

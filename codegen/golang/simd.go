@@ -1,0 +1,365 @@
+package golang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// SIMD inner loops. A pointwise kernel whose inner loop reads and writes
+// contiguous f32 (or f32 that does not move along the loop) and computes
+// only functions with an exact 8-lane twin gets a second version of that
+// loop on archsimd.Float32x8: the scalar loop first calls <kernel>AVX2,
+// which runs the longest multiple of 8 elements and says how far it got,
+// then finishes the row. The function lives in <pkg>_simd.go, built only
+// with GOEXPERIMENT=simd on amd64; <pkg>_nosimd.go is its twin, returning
+// 0, so the module builds and is correct either way. Lanes compute bit
+// for bit what the scalar Go computes (see rt/simd_amd64.go): IEEE add,
+// sub, mul and div (Go never fuses them on amd64 below GOAMD64=v3, and the
+// scalar mul is wrapped in a conversion that forbids fusing above it),
+// sign-bit neg and abs, min/max as the compiler lowers them, and its
+// rewrites of x·±1 and x/±1. One freedom is left: which of two NaN
+// operands an add or mul passes on, since the compiler may swap the
+// operands of ADDSS or VADDPS alike.
+
+// simdFn is a loop-IR function on lanes: a template over the operands
+// (%[1]s, %[2]s, %[3]s; "sign" is the loop's sign-bit mask) and whether
+// it yields a mask (a comparison, usable only as where's condition).
+type simdFn struct {
+	tmpl string
+	mask bool
+}
+
+var simdFns = map[string]simdFn{
+	"add":     {tmpl: "%[1]s.Add(%[2]s)"},
+	"sub":     {tmpl: "%[1]s.Sub(%[2]s)"},
+	"mul":     {tmpl: "%[1]s.Mul(%[2]s)"},
+	"truediv": {tmpl: "%[1]s.Div(%[2]s)"},
+	"neg":     {tmpl: "rt.NegF32x8(%[1]s, sign)"},
+	"abs":     {tmpl: "rt.AbsF32x8(%[1]s, sign)"},
+	"maximum": {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)"},
+	"minimum": {tmpl: "rt.MinF32x8(%[1]s, %[2]s)"},
+	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
+	"eq":    {tmpl: "%[1]s.Equal(%[2]s)", mask: true},
+	"ne":    {tmpl: "%[1]s.NotEqual(%[2]s)", mask: true},
+	"lt":    {tmpl: "%[1]s.Less(%[2]s)", mask: true},
+	"le":    {tmpl: "%[1]s.LessEqual(%[2]s)", mask: true},
+	"gt":    {tmpl: "%[1]s.Greater(%[2]s)", mask: true},
+	"ge":    {tmpl: "%[1]s.GreaterEqual(%[2]s)", mask: true},
+	"where": {tmpl: "%[2]s.Merge(%[3]s, %[1]s)"},
+}
+
+// simdOut collects one package's SIMD loops and their scalar twins.
+type simdOut struct {
+	fns   code // functions of <pkg>_simd.go
+	stubs code // functions of <pkg>_nosimd.go
+	count int
+}
+
+// simdLoop is one inner loop being put on lanes.
+type simdLoop struct {
+	g      *kernelGen
+	acc    map[*lowering.Access]loopAccess
+	contig []string
+	params []string // the function's parameters
+	args   []string // the call's arguments
+	val    map[*lowering.Instr]string
+	hoist  []hoisted // before the loop: broadcasts
+	used   map[string]bool
+	body   code // the loop body
+	sign   bool // body uses the sign-bit mask
+}
+
+// hoisted is a broadcast made once per call, emitted only if the loop
+// uses it (a ±1 factor rewritten away leaves its constant unused).
+type hoisted struct{ name, stmt string }
+
+// ref is the lane value of in, marked used.
+func (l *simdLoop) ref(in *lowering.Instr) string {
+	name := l.val[in]
+	l.used[name] = true
+	return name
+}
+
+// simdCall returns the call that runs the inner loop's lanes ("" when the
+// loop stays scalar: no SIMD output, or the loop does not qualify).
+func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) (string, error) {
+	if g.simd == nil || g.k.Serial || len(contig) == 0 {
+		return "", nil
+	}
+	if why := g.simdReject(body, acc); why != "" {
+		g.c.line("// scalar only: %s", why)
+		return "", nil
+	}
+	l := &simdLoop{g: g, acc: acc, contig: contig, val: map[*lowering.Instr]string{}, used: map[string]bool{}}
+	for _, s := range contig {
+		l.params = append(l.params, s+" []float32")
+		l.args = append(l.args, s)
+	}
+	for _, in := range body {
+		if err := l.instr(in); err != nil {
+			return "", fmt.Errorf("simd tmp%d: %w", in.ID, err)
+		}
+	}
+	l.write()
+	return fmt.Sprintf("%sAVX2(%s)", g.k.Name, strings.Join(l.args, ", ")), nil
+}
+
+// simdReject says why body cannot run on lanes; "" when it can.
+func (g *kernelGen) simdReject(body []*lowering.Instr, acc map[*lowering.Access]loopAccess) string {
+	masks := map[*lowering.Instr]bool{}
+	for _, in := range body {
+		if g.peep.folded[in] {
+			continue
+		}
+		if why := g.simdRejectInstr(in, acc, masks); why != "" {
+			return fmt.Sprintf("tmp%d: %s", in.ID, why)
+		}
+		if in.Op == lowering.OpCall {
+			fn, _ := g.callFn(in)
+			masks[in] = simdFns[fn].mask
+		}
+	}
+	return simdAliasing(body, acc)
+}
+
+func (g *kernelGen) simdRejectInstr(in *lowering.Instr, acc map[*lowering.Access]loopAccess, masks map[*lowering.Instr]bool) string {
+	switch in.Op {
+	case lowering.OpLoad:
+		if in.DType != ir.F32 || in.Access.DType != ir.F32 || acc[in.Access].kind == accGeneral {
+			return "a load that is not f32 or not contiguous"
+		}
+	case lowering.OpStore:
+		if in.Access.DType != ir.F32 || in.Args[0].DType != ir.F32 || acc[in.Access].kind != accContig {
+			return "a store that is not contiguous f32"
+		}
+		return operandsAreVectors(in.Args, masks)
+	case lowering.OpConst:
+		if in.DType != ir.F32 {
+			return "a constant that is not f32"
+		}
+	case lowering.OpCast:
+		if in.DType != ir.F32 || in.Args[0].DType != ir.F32 {
+			return "a cast"
+		}
+		return operandsAreVectors(in.Args, masks)
+	case lowering.OpCall:
+		fn, _ := g.callFn(in)
+		f, ok := simdFns[fn]
+		if !ok {
+			return "function " + fn + " has no exact lane version"
+		}
+		if in.DType != ir.F32 && !f.mask {
+			return fn + " computed in " + in.DType.Abbr()
+		}
+		ops := g.callOperands(in)
+		if fn == "where" {
+			if !masks[ops[0]] {
+				return "where's condition is not an f32 comparison in the loop"
+			}
+			ops = ops[1:]
+		}
+		for _, a := range ops {
+			if a.DType != ir.F32 {
+				return fn + " on a non-f32 operand"
+			}
+		}
+		return operandsAreVectors(ops, masks)
+	default:
+		return "a " + in.Op.String()
+	}
+	return ""
+}
+
+// operandsAreVectors rejects a mask used other than as where's condition.
+func operandsAreVectors(ops []*lowering.Instr, masks map[*lowering.Instr]bool) string {
+	for _, a := range ops {
+		if masks[a] {
+			return "a comparison used other than as where's condition"
+		}
+	}
+	return ""
+}
+
+// simdAliasing rejects a loop that reads a buffer it writes other than
+// at the element it writes: lanes read 8 elements before writing any.
+func simdAliasing(body []*lowering.Instr, acc map[*lowering.Access]loopAccess) string {
+	written := map[*lowering.Buffer]string{}
+	for _, in := range body {
+		if in.Op == lowering.OpStore {
+			written[in.Access.Buffer] = acc[in.Access].name
+		}
+	}
+	for _, in := range body {
+		a := in.Access
+		if a == nil {
+			continue
+		}
+		if name, ok := written[a.Buffer]; ok && (acc[a].kind != accContig || acc[a].name != name) {
+			return fmt.Sprintf("buffer %s is read and written at different elements", a.Buffer.Name)
+		}
+	}
+	return ""
+}
+
+// instr emits one instruction on lanes.
+func (l *simdLoop) instr(in *lowering.Instr) error {
+	g := l.g
+	if g.peep.folded[in] {
+		return nil
+	}
+	name := fmt.Sprintf("v%d", in.ID)
+	switch in.Op {
+	case lowering.OpLoad:
+		la := l.acc[in.Access]
+		if la.kind == accInvariant {
+			s := fmt.Sprintf("s%d", in.ID)
+			l.params = append(l.params, s+" float32")
+			l.args = append(l.args, fmt.Sprintf("%s[%s]", viewName(in.Access), la.name))
+			l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, s)})
+			break
+		}
+		l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(%s[i : i+8]))", name, la.name)
+	case lowering.OpStore:
+		l.body.line("%s.Store((*[8]float32)(%s[i : i+8]))", l.ref(in.Args[0]), l.acc[in.Access].name)
+		return nil
+	case lowering.OpConst:
+		l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, f32Lit(float32(in.Imm.Float)))})
+	case lowering.OpCast: // f32 to f32
+		l.body.line("%s := %s", name, l.ref(in.Args[0]))
+	case lowering.OpCall:
+		e, err := l.call(in)
+		if err != nil {
+			return err
+		}
+		l.body.line("%s := %s", name, e)
+	default:
+		return fmt.Errorf("%s has no lane version", in.Op)
+	}
+	l.val[in] = name
+	if g.uses[in] == 0 {
+		l.body.line("_ = %s", l.ref(in))
+	}
+	return nil
+}
+
+// call renders a function on lanes: the function and operands the scalar
+// code computes (peepholes included), and the compiler's own rewrites of
+// a product or quotient by ±1 (x·1 = x and x·-1 = -x, which keep a
+// signalling NaN's bits and flip a NaN's sign where IEEE mul would not).
+func (l *simdLoop) call(in *lowering.Instr) (string, error) {
+	fn, negate := l.g.callFn(in)
+	ops := l.g.callOperands(in)
+	args := make([]string, len(ops))
+	for i, a := range ops {
+		args[i] = l.val[a]
+		if args[i] == "" {
+			return "", fmt.Errorf("operand tmp%d is not on lanes", a.ID)
+		}
+		if negate {
+			args[i] = "rt.NegF32x8(" + args[i] + ", sign)"
+			l.sign = true
+		}
+	}
+	if e, ok := l.byUnit(fn, ops, args, negate); ok {
+		return e, nil
+	}
+	for _, a := range ops {
+		l.ref(a)
+	}
+	f := simdFns[fn]
+	if strings.Contains(f.tmpl, "sign") {
+		l.sign = true
+	}
+	vals := make([]any, 3)
+	for i := range vals {
+		vals[i] = ""
+		if i < len(args) {
+			vals[i] = args[i]
+		}
+	}
+	return fmt.Sprintf(f.tmpl, vals...), nil
+}
+
+// byUnit mirrors Go's generic rewrites (Mul32F x (Const32F [±1])) and
+// (Div32F x (Const32F [±1])) (through x·(1/c)).
+func (l *simdLoop) byUnit(fn string, ops []*lowering.Instr, args []string, negate bool) (string, bool) {
+	if negate || (fn != "mul" && fn != "truediv") {
+		return "", false
+	}
+	for i := len(ops) - 1; i >= 0; i-- {
+		if fn == "truediv" && i == 0 {
+			break // only the divisor
+		}
+		c := ops[i]
+		if c.Op != lowering.OpConst || c.DType != ir.F32 {
+			continue
+		}
+		other := l.ref(ops[1-i])
+		switch float32(c.Imm.Float) {
+		case 1:
+			return other, true
+		case -1:
+			l.sign = true
+			return "rt.NegF32x8(" + other + ", sign)", true
+		}
+	}
+	return "", false
+}
+
+// write appends the loop's function and its scalar twin.
+func (l *simdLoop) write() {
+	g, out := l.g, l.g.simd
+	out.count++
+	name := g.k.Name + "AVX2"
+	sig := fmt.Sprintf("func %s(%s) int", name, strings.Join(l.params, ", "))
+	f := &out.fns
+	f.line("// %s runs %s's inner loop on 8 float32 lanes (AVX2), bit for bit", name, g.k.Name)
+	f.line("// as the scalar loop, over the longest multiple of 8 elements, and")
+	f.line("// returns how many it ran; the scalar loop finishes the row.")
+	f.line("%s {", sig)
+	f.line("if !rt.SIMD() || len(%s) < 8 {", l.contig[0])
+	f.line("return 0")
+	f.line("}")
+	for _, s := range l.contig[1:] {
+		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
+	}
+	if l.sign {
+		f.line("sign := rt.SignF32x8()")
+	}
+	for _, h := range l.hoist {
+		if l.used[h.name] {
+			f.line("%s", h.stmt)
+		}
+	}
+	f.line("i := 0")
+	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
+	f.WriteString(l.body.String())
+	f.line("}")
+	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
+	f.line("return i")
+	f.line("}")
+	f.line("")
+	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every element.", name)
+	out.stubs.line("%s { return 0 }", sig)
+	out.stubs.line("")
+}
+
+// files renders the GOEXPERIMENT=simd file and its twin for package
+// pkg; nil when no loop went on lanes.
+func (out *simdOut) files(graph, pkg, rtImport string) (simdSrc, twinSrc []byte) {
+	if out == nil || out.count == 0 {
+		return nil, nil
+	}
+	head := func(tag, doc string) string {
+		return fmt.Sprintf("// Code generated by kiln from graph %q; DO NOT EDIT.\n\n//go:build %s\n\n// %s\n\npackage %s\n\n",
+			graph, tag, doc, pkg)
+	}
+	simd := head("goexperiment.simd && amd64", "The 8-lane inner loops; built by GOEXPERIMENT=simd go build.") +
+		fmt.Sprintf("import (\n\t\"simd/archsimd\"\n\n\t%q\n)\n\n", rtImport) + out.fns.String()
+	twin := head("!(goexperiment.simd && amd64)", "Without GOEXPERIMENT=simd, the scalar loops run every element.") +
+		out.stubs.String()
+	return []byte(simd), []byte(twin)
+}

@@ -1,0 +1,287 @@
+package golang
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// simdSpecials are the f32 bit patterns that can tell lanes from scalar
+// code: quiet and signalling NaNs with payloads and both signs, ±0, ±inf,
+// denormals, the extremes, ±1 and ordinary values.
+var simdSpecials = []uint32{
+	0x7fc00000, 0xffc00000, 0x7fc12345, 0x7f800001, 0xff812345, // NaNs
+	0x00000000, 0x80000000, 0x7f800000, 0xff800000, // ±0, ±inf
+	0x00000001, 0x80000001, 0x007fffff, 0x00800000, // denormals, smallest normal
+	0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, // ±max, ±1
+	0x3f000000, 0x40000000, 0x0da24260, 0x40490fd0, 0xc0200000, 0x7149f2ca, // 0.5, 2, 1e-30, π, -2.5, 1e30
+}
+
+// simdOps are the graph's outputs: every lane function, the peepholes
+// (neg∘maximum, abs∘neg), products and quotients by ±1 (which Go's
+// compiler rewrites), relu, leaky_relu and where over each comparison,
+// broadcasts of a column (a load invariant along the row), and the
+// benchmark's chain. %s is the FX type annotation.
+var simdOps = []string{
+	"add = torch.ops.aten.add.Tensor(x, y)",
+	"sub = torch.ops.aten.sub.Tensor(x, y)",
+	"mul = torch.ops.aten.mul.Tensor(x, y)",
+	"div = torch.ops.aten.div.Tensor(x, y)",
+	"neg = torch.ops.aten.neg.default(x)",
+	"abs_1 = torch.ops.aten.abs.default(x)",
+	"maximum = torch.ops.aten.maximum.default(x, y)",
+	"minimum = torch.ops.aten.minimum.default(x, y)",
+	"relu = torch.ops.aten.relu.default(x)",
+	"mx = torch.ops.aten.maximum.default(y, x)",
+	"negmax = torch.ops.aten.neg.default(mx)",
+	"nx = torch.ops.aten.neg.default(y)",
+	"absneg = torch.ops.aten.abs.default(nx)",
+	"leaky = torch.ops.aten.leaky_relu.default(x, 0.01)",
+	"by_m1 = torch.ops.aten.mul.Tensor(x, -1)",
+	"by_1 = torch.ops.aten.mul.Tensor(x, 1)",
+	"over_1 = torch.ops.aten.div.Tensor(x, 1)",
+	"over_m1 = torch.ops.aten.div.Tensor(x, -1)",
+	"over_4 = torch.ops.aten.div.Tensor(x, 4)",
+	"bias = torch.ops.aten.add.Tensor(x, b)",
+	"bmax = torch.ops.aten.maximum.default(b, y)",
+	"c1 = torch.ops.aten.mul.Tensor(x, 1.5)",
+	"c2 = torch.ops.aten.add.Tensor(c1, x)",
+	"c3 = torch.ops.aten.sub.Tensor(c2, 0.25)",
+	"c4 = torch.ops.aten.maximum.default(c3, x)",
+	"c5 = torch.ops.aten.neg.default(c4)",
+	"c6 = torch.ops.aten.abs.default(c5)",
+	"c7 = torch.ops.aten.mul.Tensor(c6, 0.5)",
+	"chain = torch.ops.aten.add.Tensor(c7, 1.0)",
+}
+
+var simdCompares = []string{"eq", "ne", "lt", "le", "gt", "ge"}
+
+// simdTemps are the values of simdOps that are not outputs (so a
+// maximum under a neg has one use and folds).
+var simdTemps = map[string]bool{"mx": true, "nx": true, "c1": true, "c2": true, "c3": true, "c4": true, "c5": true, "c6": true, "c7": true}
+
+// simdRows × simdCols: every (x, y) pair of specials appears once; rows
+// of 37 are four 8-lane steps and a 5-element scalar tail.
+const simdRows, simdCols = 23, 37
+
+func simdGraph() (src string, outputs []string) {
+	ann := fmt.Sprintf(`"f32[%d, %d][%d, 1]cpu"`, simdRows, simdCols, simdCols)
+	var lines []string
+	add := func(stmt string, out bool) {
+		name, rhs, _ := strings.Cut(stmt, " = ")
+		lines = append(lines, fmt.Sprintf("        %s: %s = %s", name, ann, rhs))
+		if out {
+			outputs = append(outputs, name)
+		}
+	}
+	for _, s := range simdOps {
+		name, _, _ := strings.Cut(s, " ")
+		add(s, !simdTemps[name])
+	}
+	for _, cmp := range simdCompares {
+		boolAnn := strings.Replace(ann, "f32", "b8", 1)
+		lines = append(lines, fmt.Sprintf("        is_%s: %s = torch.ops.aten.%s.Tensor(x, y)", cmp, boolAnn, cmp))
+		add(fmt.Sprintf("where_%s = torch.ops.aten.where.self(is_%s, x, y)", cmp, cmp), true)
+	}
+	src = fmt.Sprintf("class GraphModule(torch.nn.Module):\n    def forward(self, x: %s, y: %s, b: \"f32[%d, 1][1, 1]cpu\"):\n%s\n        return (%s,)\n",
+		ann, ann, simdRows, strings.Join(lines, "\n"), strings.Join(outputs, ", "))
+	return src, outputs
+}
+
+// f32Bits builds a tensor from raw bit patterns (NaN payloads kept).
+func f32Bits(shape []int64, bits func(i int) uint32) *interp.Tensor {
+	t := interp.MustEmpty(ir.F32, shape...)
+	for i := range int(t.Numel()) {
+		binary.LittleEndian.PutUint32(t.Storage.Data[4*i:], bits(i))
+	}
+	return t
+}
+
+func bitsOf(t *interp.Tensor) []uint32 {
+	out := make([]uint32, t.Numel())
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(t.Storage.Data[4*i:])
+	}
+	return out
+}
+
+// buildVariant builds the module in dir with extra environment.
+func buildVariant(t *testing.T, goBin, dir, bin string, env ...string) string {
+	cmd := goCmd(goBin, dir, "build", "-o", bin, ".")
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build %v:\n%s", env, out)
+	return bin
+}
+
+// runVariant runs one binary and returns its outputs' bits.
+func runVariant(t *testing.T, bin, in string, n int, env ...string) [][]uint32 {
+	out := t.TempDir()
+	cmd := exec.Command(bin, "-graph", "simd_ops", "-inputs", in, "-o", out)
+	cmd.Env = append(os.Environ(), env...)
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	var res [][]uint32
+	for i := range n {
+		x, err := interp.LoadNPY(filepath.Join(out, fmt.Sprintf("out%d.npy", i)), ir.F32)
+		require.NoError(t, err)
+		res = append(res, bitsOf(x))
+	}
+	return res
+}
+
+// TestSIMDBitExact builds one module four ways (GOEXPERIMENT=simd; the
+// same binary with KILN_SIMD=off; no experiment; no experiment with
+// GOAMD64=v3, where Go may fuse a*b+c) and requires every output bit for
+// bit equal across them, NaN payloads included, and equal to interp (the
+// oracle) bit for bit except for which NaN a NaN result is.
+func TestSIMDBitExact(t *testing.T) {
+	goBin := goTool(t)
+	src, outputs := simdGraph()
+	c := fxProgram(t, "simd_ops", src)
+	dir := t.TempDir()
+	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
+	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
+	require.NoError(t, err, "no lanes file:\n%s", c.prog)
+	main, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops.go"))
+	require.NoError(t, err)
+	require.NotContains(t, string(main), "scalar only", "every kernel of this graph qualifies")
+	for _, op := range []string{".Add(", ".Sub(", ".Mul(", ".Div(", "rt.NegF32x8(", "rt.AbsF32x8(", "rt.MaxF32x8(",
+		"rt.MinF32x8(", ".Merge(", ".Equal(", ".NotEqual(", ".Less(", ".LessEqual(", ".Greater(", ".GreaterEqual(",
+		"archsimd.BroadcastFloat32x8(s", "rt.MinF32x8(rt.NegF32x8("} {
+		assert.Contains(t, string(lanes), op, "lane operation %s is exercised", op)
+	}
+
+	n := len(simdSpecials)
+	shape := []int64{simdRows, simdCols}
+	x := f32Bits(shape, func(i int) uint32 { return simdSpecials[i%n] })
+	y := f32Bits(shape, func(i int) uint32 { return simdSpecials[(i%n+i/n)%n] })
+	b := f32Bits([]int64{simdRows, 1}, func(i int) uint32 { return simdSpecials[(3*i)%n] })
+	in := t.TempDir()
+	for name, v := range map[string]*interp.Tensor{"x": x, "y": y, "b": b} {
+		require.NoError(t, interp.SaveNPY(filepath.Join(in, name+".npy"), v))
+	}
+
+	binDir := t.TempDir()
+	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
+	status, err := exec.Command(simdBin, "-simd").Output()
+	require.NoError(t, err)
+	if !strings.Contains(string(status), "avx2") {
+		t.Logf("this CPU runs no lanes (%s): the comparison only checks the scalar loops", status)
+	}
+	variants := map[string][][]uint32{
+		"simd":      runVariant(t, simdBin, in, len(outputs)),
+		"simd-off":  runVariant(t, simdBin, in, len(outputs), "KILN_SIMD=off"),
+		"scalar":    runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, len(outputs)),
+		"scalar-v3": runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "v3"), "GOEXPERIMENT=", "GOAMD64=v3"), in, len(outputs)),
+	}
+	// Which of two NaN operands a commutative add or mul returns is the
+	// register allocator's choice (ADDSS and VADDPS both return their
+	// first operand, and Go may swap operands of either): only there may
+	// payloads differ. Every other NaN must be the scalar loop's bits.
+	xb, yb, bb := bitsOf(x), bitsOf(y), bitsOf(b)
+	twoNaNs := map[string]func(i int) bool{
+		"add":  func(i int) bool { return isNaNBits(xb[i]) && isNaNBits(yb[i]) },
+		"mul":  func(i int) bool { return isNaNBits(xb[i]) && isNaNBits(yb[i]) },
+		"bias": func(i int) bool { return isNaNBits(xb[i]) && isNaNBits(bb[i/simdCols]) },
+	}
+	strict := func(int) bool { return false }
+	for _, name := range []string{"simd-off", "scalar", "scalar-v3"} {
+		for o, out := range outputs {
+			requireSameBits(t, variants["scalar"][o], variants[name][o], strict, "%s vs scalar, output %s", name, out)
+			loose := twoNaNs[out]
+			if loose == nil {
+				loose = strict
+			}
+			requireSameBits(t, variants[name][o], variants["simd"][o], loose, "simd vs %s, output %s", name, out)
+		}
+	}
+	res, err := interp.Run(c.g, []any{x, y, b}, interp.Options{})
+	require.NoError(t, err)
+	anyNaN := func(int) bool { return true }
+	for o, out := range outputs {
+		requireSameBits(t, bitsOf(res.Outputs[o].(*interp.Tensor)), variants["simd"][o], anyNaN, "interp vs simd, output %s", out)
+	}
+}
+
+func isNaNBits(u uint32) bool { return u&0x7f800000 == 0x7f800000 && u&0x7fffff != 0 }
+
+// requireSameBits compares f32 bit patterns; at elements where anyNaN
+// holds, any NaN matches any NaN.
+func requireSameBits(t *testing.T, want, got []uint32, anyNaN func(i int) bool, msg string, args ...any) {
+	t.Helper()
+	require.Len(t, got, len(want))
+	bad := 0
+	var first string
+	for i := range want {
+		if want[i] == got[i] || (isNaNBits(want[i]) && isNaNBits(got[i]) && anyNaN(i)) {
+			continue
+		}
+		if bad == 0 {
+			first = fmt.Sprintf("element %d: want %08x (%v), got %08x (%v)", i, want[i], math.Float32frombits(want[i]),
+				got[i], math.Float32frombits(got[i]))
+		}
+		bad++
+	}
+	require.Zero(t, bad, "%s: %d elements differ; first %s", fmt.Sprintf(msg, args...), bad, first)
+}
+
+// TestSIMDEligibility: which inner loops go on lanes, and why not.
+func TestSIMDEligibility(t *testing.T) {
+	files, err := GeneratePackage(chainProgram(), "chain", "m/rt")
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	assert.Equal(t, []string{"chain.go", "chain_simd.go", "chain_nosimd.go"}, []string{files[0].Name, files[1].Name, files[2].Name})
+	assert.Contains(t, string(files[0].Src), "i := kernel0AVX2(a0, a1)")
+	assert.Contains(t, string(files[1].Src), "//go:build goexperiment.simd && amd64")
+	assert.Contains(t, string(files[1].Src), "v7 := rt.MinF32x8(rt.NegF32x8(v5, sign), rt.NegF32x8(v0, sign))")
+	assert.Contains(t, string(files[2].Src), "//go:build !(goexperiment.simd && amd64)")
+	assert.Contains(t, string(files[2].Src), "func kernel0AVX2(a0 []float32, a1 []float32) int { return 0 }")
+
+	// Generate's single file is scalar and builds on its own.
+	single, err := Generate(chainProgram(), "chain")
+	require.NoError(t, err)
+	assert.NotContains(t, string(single), "AVX2")
+
+	// bf16 and i64 loads keep the peephole kernel scalar.
+	files, err = GeneratePackage(casePeepholes().prog, "peep", "m/rt")
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	assert.Contains(t, string(files[0].Src), "// scalar only: tmp15: a load that is not f32 or not contiguous")
+
+	// A loop that reads x[i+1] and writes x[i]: reading any element of
+	// a written buffer but the one written keeps the loop scalar (lanes
+	// read 8 elements before writing any, which is wrong for x[i-1]).
+	b := newProg("shift")
+	x := b.input("x", f32, c(64))
+	b.p.Inputs[0].Mutated = true
+	k := b.kernel(c(63))
+	k.store(x, v("x0"), k.call("add", f32, k.load(x, f32, add(v("x0"), c(1))), k.fconst(f32, 1)))
+	files, err = GeneratePackage(b.p, "shift", "m/rt")
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	assert.Contains(t, string(files[0].Src), "// scalar only: buffer x is read and written at different elements")
+
+	// A comparison stored as bool, or an index value, stays scalar.
+	b = newProg("cmp")
+	x = b.input("x", f32, c(64))
+	o := b.output("o", ir.Bool, c(64))
+	k = b.kernel(c(64))
+	k.store(o, v("x0"), k.call("gt", ir.Bool, k.load(x, f32, v("x0")), k.fconst(f32, 0)))
+	files, err = GeneratePackage(b.p, "cmp", "m/rt")
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	assert.Contains(t, string(files[0].Src), "// scalar only: tmp3: a store that is not contiguous f32")
+}
