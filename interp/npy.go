@@ -22,6 +22,15 @@ import (
 // (bfloat16 as '<u2', the float8 family as '|u1'); the kiln dtype is
 // recorded in the folder's manifest.json, and a reader that expects such a
 // dtype accepts the container.
+//
+// The Go runtime (codegen/golang/rt/npy.go) reads and writes the same
+// files for the dtypes generated code handles, but this is not a copy to
+// fold into it: interp also writes and reads complex64/complex128
+// ('<c8', '<c16'), which rt has no dtype for, and reads big-endian files
+// (byte-swapping them), which rt rejects; rt exposes whole-file functions
+// only, no header step interp could share. npy_rt_test.go checks that the
+// two write the same bytes, and read each other's files, for every dtype
+// both know.
 
 var npyDescr = map[ir.DType]string{
 	ir.Bool: "|b1", ir.U8: "|u1", ir.I8: "|i1", ir.I16: "<i2", ir.U16: "<u2", ir.I32: "<i4", ir.U32: "<u4",

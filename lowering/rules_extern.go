@@ -85,18 +85,11 @@ func (l *lowerer) newExtern(e *Extern) {
 // NaN included, as ATen does).
 func lowerAddmm(mmOp, m1, m2 string) rule {
 	return func(l *lowerer, c *ops.Call) error {
-		out, err := l.resultRef(c, 0)
+		out, in, err := l.operands(c, m1, m2)
 		if err != nil {
 			return err
 		}
-		a, err := l.ref(c.Arg(m1))
-		if err != nil {
-			return err
-		}
-		b, err := l.ref(c.Arg(m2))
-		if err != nil {
-			return err
-		}
+		a, b := in[0], in[1]
 		shape := out.layout.Shape
 		prod := Layout{DType: out.layout.DType, Shape: shape, Strides: ir.ContiguousStrides(shape), Offset: sym.Const(0)}
 		pbuf := l.newBuffer("", prod.DType, extent(prod), BufIntermediate)
@@ -118,7 +111,7 @@ func addmmEpilogue(l *lowerer, c *ops.Call, out, prod tensorRef) error {
 		}
 		y = e.fn("mul", k, y)
 	}
-	if beta := c.Arg("beta"); !(beta.Kind == ir.ArgInt && beta.Int == 0 || beta.Kind == ir.ArgFloat && beta.Float == 0) {
+	if beta := c.Arg("beta"); !isLit(beta, 0) {
 		self, err := l.operand(e, c.Arg("self"), e.dt, shape)
 		if err != nil {
 			return fmt.Errorf("self: %w", err)

@@ -46,18 +46,11 @@ func (b *kbuilder) gatherLoad(r tensorRef, idx []sym.Expr, ind []*Instr) *Instr 
 }
 
 func lowerEmbedding(l *lowerer, c *ops.Call) error {
-	out, err := l.resultRef(c, 0)
+	out, in, err := l.operands(c, "weight", "indices")
 	if err != nil {
 		return err
 	}
-	w, err := l.ref(c.Arg("weight"))
-	if err != nil {
-		return err
-	}
-	ix, err := l.ref(c.Arg("indices"))
-	if err != nil {
-		return err
-	}
+	w, ix := in[0], in[1]
 	if len(w.layout.Shape) != 2 {
 		return noLowering(c.Node, "", "embedding with a weight of rank %d", len(w.layout.Shape))
 	}
@@ -80,27 +73,16 @@ func lowerGather(l *lowerer, c *ops.Call) error {
 // selectAlong is index_select / gather: the result at x reads self at x
 // with dim replaced by index[at(x)].
 func selectAlong(l *lowerer, c *ops.Call, at func(x []sym.Expr, d int) []sym.Expr) error {
-	out, err := l.resultRef(c, 0)
+	out, in, err := l.operands(c, "self", "index")
 	if err != nil {
 		return err
 	}
-	self, err := l.ref(c.Arg("self"))
-	if err != nil {
-		return err
-	}
-	ix, err := l.ref(c.Arg("index"))
-	if err != nil {
-		return err
-	}
-	dim, err := c.Int("dim")
-	if err != nil {
-		return err
-	}
+	self, ix := in[0], in[1]
 	rank := len(self.layout.Shape)
 	if rank == 0 || len(out.layout.Shape) != rank {
 		return noLowering(c.Node, "", "%s on a 0-d tensor", c.Op)
 	}
-	d, err := wrapDim(dim, rank)
+	d, err := dimArg(c, "dim", rank)
 	if err != nil {
 		return err
 	}
@@ -111,24 +93,19 @@ func selectAlong(l *lowerer, c *ops.Call, at func(x []sym.Expr, d int) []sym.Exp
 	if len(ix.layout.Shape) == 0 {
 		ixAt = nil
 	}
-	t := b.loadIndex(ix, ixAt, self.layout.Shape[d], false)
-	src := append([]sym.Expr{}, x...)
-	src[d] = tmpSym(t)
-	b.store(out, x, b.gatherLoad(self, src, []*Instr{t}))
+	src, ind := b.indexAlong(ix, ixAt, x, d, self.layout.Shape[d], false)
+	b.store(out, x, b.gatherLoad(self, src, ind))
 	return nil
 }
 
 // lowerIndex is advanced indexing self[i0, i1, ...]: the result at x
 // reads self where advIndex places x.
 func lowerIndex(l *lowerer, c *ops.Call) error {
-	out, err := l.resultRef(c, 0)
+	out, in, err := l.operands(c, "self")
 	if err != nil {
 		return err
 	}
-	self, err := l.ref(c.Arg("self"))
-	if err != nil {
-		return err
-	}
+	self := in[0]
 	a, err := l.planAdvIndex(c, self.layout.Shape)
 	if err != nil {
 		return err

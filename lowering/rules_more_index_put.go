@@ -44,10 +44,7 @@ func lowerIndexPut(l *lowerer, c *ops.Call) error {
 	dst, ind := a.at(b, x)
 	v := b.load(values, broadcastIndex(values.layout.Shape, a.shape, x))
 	if acc {
-		b.k.Serial = true
-		dt := accType(out.layout.DType)
-		cur := b.cast(b.gatherLoad(out, dst, ind), dt)
-		v = b.call("add", dt, cur, b.cast(v, dt))
+		v = b.accumulate(out, dst, ind, "add", v)
 	}
 	b.scatterStore(out, dst, ind, v)
 	return nil
@@ -56,16 +53,12 @@ func lowerIndexPut(l *lowerer, c *ops.Call) error {
 // copyOfSelf allocates the node's result and emits the kernel copying self
 // into it: the first kernel of every scatter-like op.
 func (l *lowerer) copyOfSelf(c *ops.Call) (out, self tensorRef, err error) {
-	if out, err = l.resultRef(c, 0); err != nil {
-		return
+	out, in, err := l.operands(c, "self")
+	if err != nil {
+		return tensorRef{}, tensorRef{}, err
 	}
-	if self, err = l.ref(c.Arg("self")); err != nil {
-		return
-	}
-	shape := out.layout.Shape
-	b := l.newKernel(shape)
-	b.store(out, outerVars(len(shape)), b.loadBroadcast(self, shape))
-	return
+	l.copyKernel(out, in[0])
+	return out, in[0], nil
 }
 
 // scatterStore stores x into r at idx, whose entries may name the tmps in

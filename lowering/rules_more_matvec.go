@@ -20,18 +20,11 @@ func matvecRules() map[string]rule {
 // lowerMatVec is out[x] = Σ_r a[x, r]·v[r] (a of rank 1 for dot: out is 0-d).
 func lowerMatVec(aName, vName string) rule {
 	return func(l *lowerer, c *ops.Call) error {
-		out, err := l.resultRef(c, 0)
+		out, in, err := l.operands(c, aName, vName)
 		if err != nil {
 			return err
 		}
-		a, err := l.ref(c.Arg(aName))
-		if err != nil {
-			return err
-		}
-		v, err := l.ref(c.Arg(vName))
-		if err != nil {
-			return err
-		}
+		a, v := in[0], in[1]
 		if len(v.layout.Shape) != 1 || len(a.layout.Shape) != len(out.layout.Shape)+1 {
 			return noLowering(c.Node, "", "%s of ranks %d and %d", c.Op, len(a.layout.Shape), len(v.layout.Shape))
 		}

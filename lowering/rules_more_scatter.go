@@ -110,11 +110,7 @@ func (r scatterRule) lower(l *lowerer, c *ops.Call) error {
 	if rank == 0 {
 		return noLowering(c.Node, "unsqueeze the operands to 1-d", "%s on a 0-d tensor", c.Op)
 	}
-	dim, err := c.Int("dim")
-	if err != nil {
-		return err
-	}
-	d, err := wrapDim(dim, rank)
+	d, err := dimArg(c, "dim", rank)
 	if err != nil {
 		return err
 	}
@@ -150,10 +146,7 @@ func (r scatterRule) lower(l *lowerer, c *ops.Call) error {
 		return err
 	}
 	if red != "" {
-		b.k.Serial = true
-		dt := accType(out.layout.DType)
-		cur := b.cast(b.gatherLoad(out, dst, ind), dt)
-		v = b.call(combineFns[red], dt, cur, b.cast(v, dt))
+		v = b.accumulate(out, dst, ind, combineFns[red], v)
 	}
 	b.scatterStore(out, dst, ind, v)
 	return nil
@@ -196,10 +189,7 @@ func (r scatterRule) target(b *kbuilder, out, index tensorRef, d int) ([]sym.Exp
 			at = nil
 		}
 	}
-	t := b.loadIndex(index, at, out.layout.Shape[d], r.wrapNeg)
-	dst := append([]sym.Expr{}, x...)
-	dst[d] = tmpSym(t)
-	return dst, []*Instr{t}
+	return b.indexAlong(index, at, x, d, out.layout.Shape[d], r.wrapNeg)
 }
 
 // source is the value written at the outer point: src read at x (scaled
@@ -213,7 +203,7 @@ func (r scatterRule) source(b *kbuilder, c *ops.Call, src tensorRef, dt ir.DType
 	if !r.alpha {
 		return v, nil
 	}
-	if a := c.Arg("alpha"); (a.Kind == ir.ArgInt && a.Int == 1) || (a.Kind == ir.ArgFloat && a.Float == 1) {
+	if isLit(c.Arg("alpha"), 1) {
 		return v, nil
 	}
 	acc := accType(dt)

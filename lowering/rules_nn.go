@@ -32,11 +32,7 @@ func softmaxRule(log bool) rule {
 			return err
 		}
 		rank := len(in.layout.Shape)
-		dim, err := c.Int("dim")
-		if err != nil {
-			return err
-		}
-		d, err := wrapDim(dim, max(rank, 1))
+		d, err := dimArg(c, "dim", max(rank, 1))
 		if err != nil {
 			return err
 		}

@@ -32,28 +32,17 @@ func scatterRules() map[string]rule {
 // scatterInto copies self into the result, then src into the view.
 func scatterInto(view viewLayoutFn) rule {
 	return func(l *lowerer, c *ops.Call) error {
-		out, err := l.resultRef(c, 0)
+		out, in, err := l.operands(c, "self", "src")
 		if err != nil {
 			return err
 		}
-		self, err := l.ref(c.Arg("self"))
-		if err != nil {
-			return err
-		}
-		src, err := l.ref(c.Arg("src"))
-		if err != nil {
-			return err
-		}
-		shape := out.layout.Shape
-		b := l.newKernel(shape)
-		b.store(out, outerVars(len(shape)), b.loadBroadcast(self, shape))
+		self, src := in[0], in[1]
+		l.copyKernel(out, self)
 		vl, err := view(c, out.layout, src.layout.Shape)
 		if err != nil {
 			return err
 		}
-		b = l.newKernel(src.layout.Shape)
-		idx := outerVars(len(src.layout.Shape))
-		b.store(tensorRef{out.buf, vl}, idx, b.load(src, idx))
+		l.copyKernel(tensorRef{out.buf, vl}, src) // vl has src's shape: a plain copy
 		return nil
 	}
 }
@@ -91,11 +80,7 @@ func withShape(base Layout, shape []sym.Expr) Layout {
 }
 
 func sliceLayout(c *ops.Call, base Layout, shape []sym.Expr) (Layout, error) {
-	dim, err := c.Int("dim")
-	if err != nil {
-		return Layout{}, err
-	}
-	d, err := wrapDim(dim, len(base.Shape))
+	d, err := dimArg(c, "dim", len(base.Shape))
 	if err != nil {
 		return Layout{}, err
 	}
@@ -116,11 +101,7 @@ func sliceLayout(c *ops.Call, base Layout, shape []sym.Expr) (Layout, error) {
 }
 
 func selectLayout(c *ops.Call, base Layout, shape []sym.Expr) (Layout, error) {
-	dim, err := c.Int("dim")
-	if err != nil {
-		return Layout{}, err
-	}
-	d, err := wrapDim(dim, len(base.Shape))
+	d, err := dimArg(c, "dim", len(base.Shape))
 	if err != nil {
 		return Layout{}, err
 	}
@@ -141,11 +122,7 @@ func diagonalLayout(c *ops.Call, base Layout, shape []sym.Expr) (Layout, error) 
 	}
 	var dims [2]int
 	for i, n := range []string{"dim1", "dim2"} {
-		d, err := c.Int(n)
-		if err != nil {
-			return Layout{}, err
-		}
-		if dims[i], err = wrapDim(d, len(base.Shape)); err != nil {
+		if dims[i], err = dimArg(c, n, len(base.Shape)); err != nil {
 			return Layout{}, err
 		}
 	}
@@ -192,11 +169,7 @@ func splitPieces(l *lowerer, c *ops.Call, unbind bool) error {
 	if err != nil {
 		return err
 	}
-	dim, err := c.Int("dim")
-	if err != nil {
-		return err
-	}
-	d, err := wrapDim(dim, len(self.layout.Shape))
+	d, err := dimArg(c, "dim", len(self.layout.Shape))
 	if err != nil {
 		return err
 	}
@@ -250,14 +223,11 @@ func lowerIota(l *lowerer, c *ops.Call) error {
 
 // lowerRepeat reads self at out_index mod self's size, dims aligned right.
 func lowerRepeat(l *lowerer, c *ops.Call) error {
-	out, err := l.resultRef(c, 0)
+	out, in, err := l.operands(c, "self")
 	if err != nil {
 		return err
 	}
-	self, err := l.ref(c.Arg("self"))
-	if err != nil {
-		return err
-	}
+	self := in[0]
 	shape := out.layout.Shape
 	idx := outerVars(len(shape))
 	off := len(shape) - len(self.layout.Shape)

@@ -118,17 +118,12 @@ func castRules() map[string]rule {
 // copyInto is the functionalization epilogue copy_(input, value): a kernel
 // that stores value into the input's own buffer.
 func copyInto(l *lowerer, c *ops.Call) error {
-	dst, err := l.ref(c.Arg("self"))
+	in, err := l.refs(c, "self", "src")
 	if err != nil {
 		return err
 	}
-	src, err := l.ref(c.Arg("src"))
-	if err != nil {
-		return err
-	}
-	shape := dst.layout.Shape
-	b := l.newKernel(shape)
-	b.store(dst, outerVars(len(shape)), b.loadBroadcast(src, shape))
+	dst := in[0]
+	l.copyKernel(dst, in[1])
 	if v := c.Node.Out(); v != nil {
 		l.vals[v] = dst
 	}
@@ -274,14 +269,11 @@ func isZero(e sym.Expr) bool {
 // input, input at index - pad_before, value). The load index is clamped
 // into the input so that it never leaves the buffer.
 func lowerPad(l *lowerer, c *ops.Call) error {
-	out, err := l.resultRef(c, 0)
+	out, ins, err := l.operands(c, "self")
 	if err != nil {
 		return err
 	}
-	in, err := l.ref(c.Arg("self"))
-	if err != nil {
-		return err
-	}
+	in := ins[0]
 	pad, err := c.SymInts("pad")
 	if err != nil {
 		return err

@@ -10,19 +10,21 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-// reg is the C register type a dtype's values live in: float for f32 and
-// the reduced floats (exactly representable), double for f64, long long
-// for every integer type (wrapped to width after each op), bool.
-type reg uint8
+// reg is the register class a dtype's values live in (lowering's
+// RegisterKind, shared with the Go backend).
+type reg = lowering.RegKind
 
 const (
-	regFloat reg = iota
-	regDouble
-	regInt
-	regBool
+	regFloat  = lowering.RegF32
+	regDouble = lowering.RegF64
+	regInt    = lowering.RegI64
+	regBool   = lowering.RegBool
 )
 
-func (r reg) c() string { return [...]string{"float", "double", "long long", "bool"}[r] }
+// cType is the C type of a register: float for f32 and the reduced floats
+// (exactly representable), double for f64, long long for every integer
+// type (wrapped to width after each op), bool.
+func cType(r reg) string { return [...]string{"float", "double", "long long", "bool"}[r] }
 
 // dtInfo is how generated code holds a dtype: its C storage type, its
 // register, and the suffix of its k_ld_/k_st_/k_rnd_ prelude functions.
@@ -32,25 +34,39 @@ type dtInfo struct {
 	suffix  string
 }
 
-var dtInfos = map[ir.DType]dtInfo{
-	ir.Bool:       {"unsigned char", regBool, "b8"},
-	ir.U8:         {"unsigned char", regInt, "u8"},
-	ir.I8:         {"signed char", regInt, "i8"},
-	ir.U16:        {"unsigned short", regInt, "u16"},
-	ir.I16:        {"short", regInt, "i16"},
-	ir.U32:        {"unsigned int", regInt, "u32"},
-	ir.I32:        {"int", regInt, "i32"},
-	ir.I64:        {"long long", regInt, "i64"},
-	ir.U64:        {"unsigned long long", regInt, "u64"},
-	ir.F32:        {"float", regFloat, "f32"},
-	ir.F64:        {"double", regDouble, "f64"},
-	ir.BF16:       {"unsigned short", regFloat, "bf16"},
-	ir.F16:        {"unsigned short", regFloat, "f16"},
-	ir.F8E4M3FN:   {"unsigned char", regFloat, "f8e4m3fn"},
-	ir.F8E5M2:     {"unsigned char", regFloat, "f8e5m2"},
-	ir.F8E4M3FNUZ: {"unsigned char", regFloat, "f8e4m3fnuz"},
-	ir.F8E5M2FNUZ: {"unsigned char", regFloat, "f8e5m2fnuz"},
-	ir.F8E8M0FNU:  {"unsigned char", regFloat, "f8e8m0fnu"},
+var dtInfos = withRegs(map[ir.DType]dtInfo{
+	ir.Bool:       {storage: "unsigned char", suffix: "b8"},
+	ir.U8:         {storage: "unsigned char", suffix: "u8"},
+	ir.I8:         {storage: "signed char", suffix: "i8"},
+	ir.U16:        {storage: "unsigned short", suffix: "u16"},
+	ir.I16:        {storage: "short", suffix: "i16"},
+	ir.U32:        {storage: "unsigned int", suffix: "u32"},
+	ir.I32:        {storage: "int", suffix: "i32"},
+	ir.I64:        {storage: "long long", suffix: "i64"},
+	ir.U64:        {storage: "unsigned long long", suffix: "u64"},
+	ir.F32:        {storage: "float", suffix: "f32"},
+	ir.F64:        {storage: "double", suffix: "f64"},
+	ir.BF16:       {storage: "unsigned short", suffix: "bf16"},
+	ir.F16:        {storage: "unsigned short", suffix: "f16"},
+	ir.F8E4M3FN:   {storage: "unsigned char", suffix: "f8e4m3fn"},
+	ir.F8E5M2:     {storage: "unsigned char", suffix: "f8e5m2"},
+	ir.F8E4M3FNUZ: {storage: "unsigned char", suffix: "f8e4m3fnuz"},
+	ir.F8E5M2FNUZ: {storage: "unsigned char", suffix: "f8e5m2fnuz"},
+	ir.F8E8M0FNU:  {storage: "unsigned char", suffix: "f8e8m0fnu"},
+})
+
+// withRegs fills each dtype's register from lowering.RegisterKind; a
+// dtype listed here without one is a bug in the tables, caught at start.
+func withRegs(m map[ir.DType]dtInfo) map[ir.DType]dtInfo {
+	for dt, d := range m {
+		r, ok := lowering.RegisterKind(dt)
+		if !ok {
+			panic(fmt.Sprintf("cuda: dtype %s has no register kind", dt.Abbr()))
+		}
+		d.reg = r
+		m[dt] = d
+	}
+	return m
 }
 
 // info looks a dtype up; complex and packed/bit-container dtypes have no
@@ -99,7 +115,7 @@ func castExpr(x string, from, to ir.DType) (string, error) {
 		}
 		return fmt.Sprintf("(%s != 0)", x), nil
 	case fi.reg == regBool:
-		conv = fmt.Sprintf("(%s)(%s ? 1 : 0)", ti.reg.c(), x)
+		conv = fmt.Sprintf("(%s)(%s ? 1 : 0)", cType(ti.reg), x)
 	case ti.reg == regInt && (fi.reg == regFloat || fi.reg == regDouble):
 		f2i := "k_f2i32"
 		if to == ir.I64 || to == ir.U64 || to == ir.U32 {
@@ -109,7 +125,7 @@ func castExpr(x string, from, to ir.DType) (string, error) {
 	case ti.reg == fi.reg:
 		conv = x
 	default:
-		conv = fmt.Sprintf("(%s)%s", ti.reg.c(), x)
+		conv = fmt.Sprintf("(%s)%s", cType(ti.reg), x)
 	}
 	if from == to {
 		return conv, nil

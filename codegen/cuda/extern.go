@@ -123,7 +123,7 @@ func (x *xgen) store() {
 	x.e.line("%s[%s] = k_st_%s(acc);", bufParam(out.Buffer), layoutIndex(out.Layout, idx), d.suffix)
 }
 
-func (x *xgen) accType() string { return dtInfos[x.k.Extern.Out.Layout.DType].reg.c() }
+func (x *xgen) accType() string { return cType(dtInfos[x.k.Extern.Out.Layout.DType].reg) }
 
 // matmul: out[b, i, j] = Σ_k a[b, i, k] · m[b, k, j].
 func (x *xgen) matmul(batched bool) error {

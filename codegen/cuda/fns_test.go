@@ -10,77 +10,39 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
 // floatRef is PyTorch's float semantics of the unary and binary Fns, in
-// float64 (interp's formulas).
+// float64 (the Go runtime's formulas, which are checked against interp).
 var floatRef = map[string]func(a, b float64) float64{
 	"neg": func(a, _ float64) float64 { return -a }, "abs": func(a, _ float64) float64 { return math.Abs(a) },
 	"exp": un(math.Exp), "exp2": un(math.Exp2), "expm1": un(math.Expm1), "log": un(math.Log), "log2": un(math.Log2),
 	"log10": un(math.Log10), "log1p": un(math.Log1p), "sqrt": un(math.Sqrt),
-	"rsqrt":      func(a, _ float64) float64 { return 1 / math.Sqrt(a) },
-	"reciprocal": func(a, _ float64) float64 { return 1 / a },
+	"rsqrt":      un(rt.Rsqrt),
+	"reciprocal": un(rt.Reciprocal),
 	"sin":        un(math.Sin), "cos": un(math.Cos), "tan": un(math.Tan), "asin": un(math.Asin), "acos": un(math.Acos),
 	"atan": un(math.Atan), "sinh": un(math.Sinh), "cosh": un(math.Cosh), "tanh": un(math.Tanh), "asinh": un(math.Asinh),
 	"acosh": un(math.Acosh), "atanh": un(math.Atanh), "erf": un(math.Erf), "erfc": un(math.Erfc), "erfinv": un(math.Erfinv),
-	"sigmoid": func(a, _ float64) float64 { return 1 / (1 + math.Exp(-a)) },
+	"sigmoid": un(rt.Sigmoid),
 	"floor":   un(math.Floor), "ceil": un(math.Ceil), "round": un(math.RoundToEven), "trunc": un(math.Trunc),
-	"frac":   func(a, _ float64) float64 { return a - math.Trunc(a) },
-	"sign":   func(a, _ float64) float64 { return b2f(a > 0) - b2f(a < 0) },
-	"lgamma": func(a, _ float64) float64 { v, _ := math.Lgamma(a); return v },
+	"frac":   un(rt.Frac),
+	"sign":   un(rt.Sign),
+	"lgamma": un(rt.Lgamma),
 	"add":    func(a, b float64) float64 { return a + b }, "sub": func(a, b float64) float64 { return a - b },
 	"mul": func(a, b float64) float64 { return a * b }, "truediv": func(a, b float64) float64 { return a / b },
-	"floordiv":  divFloor,
-	"remainder": func(a, b float64) float64 { m := math.Mod(a, b); return m + b*b2f(m != 0 && (m < 0) != (b < 0)) },
+	"floordiv":  rt.FloorDivF64,
+	"remainder": rt.Remainder,
 	"fmod":      math.Mod, "pow": math.Pow,
-	"maximum": math.Max, "minimum": math.Min, "fmax": nanIgnoring(math.Max), "fmin": nanIgnoring(math.Min),
+	"maximum": math.Max, "minimum": math.Min, "fmax": rt.FMax, "fmin": rt.FMin,
 	"atan2": math.Atan2, "hypot": math.Hypot, "copysign": math.Copysign,
-}
-
-// divFloor is ATen's div_floor_floating (Python's float //).
-func divFloor(a, b float64) float64 {
-	if b == 0 {
-		return a / b
-	}
-	mod := math.Mod(a, b)
-	div := (a - mod) / b
-	if mod != 0 && (b < 0) != (mod < 0) {
-		div--
-	}
-	if div == 0 {
-		return math.Copysign(0, a/b)
-	}
-	fl := math.Floor(div)
-	if div-fl > 0.5 {
-		fl++
-	}
-	return fl
-}
-
-func nanIgnoring(f func(a, b float64) float64) func(a, b float64) float64 {
-	return func(a, b float64) float64 {
-		switch {
-		case a != a:
-			return b
-		case b != b:
-			return a
-		}
-		return f(a, b)
-	}
 }
 
 func un(f func(float64) float64) func(a, b float64) float64 {
 	return func(a, _ float64) float64 { return f(a) }
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // TestEveryFunctionHandled: every lowering.Fns name and ReduceOp has a

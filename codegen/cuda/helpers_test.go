@@ -13,13 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
-	"github.com/kiln-compiler/kiln/frontend/fx"
-	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/internal/tooltest"
+	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/lowering"
-	"github.com/kiln-compiler/kiln/ops"
-	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
@@ -31,17 +29,7 @@ const defaultPipeline = "fakeprop,functionalize,align,dce"
 // compileFX parses an FX graph and runs the pipeline.
 func compileFX(t *testing.T, file, src, pipeline string) *ir.Graph {
 	t.Helper()
-	res, err := fx.Parse(file, []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	require.NotEmpty(t, res.Module.Graphs)
-	g := res.Module.Graphs[0]
-	pipe, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(pipe, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
-	return g
+	return fxtest.Compile(t, file, src, pipeline)
 }
 
 // lowerFused lowers g, fuses and plans buffers, verifying each step.

@@ -44,7 +44,7 @@ func (g *kgen) instr(s *lowering.Stage, in *lowering.Instr) error {
 	if err != nil {
 		return err
 	}
-	g.e.line("const %s tmp%d = %s;", d.reg.c(), in.ID, x)
+	g.e.line("const %s tmp%d = %s;", cType(d.reg), in.ID, x)
 	if g.cross[in] {
 		g.e.line("%s = tmp%d;", g.lane("tmp"+itoa(in.ID)+"_x"), in.ID)
 	}

@@ -175,9 +175,9 @@ func (g *kgen) declareCarried() error {
 				if err != nil {
 					return err
 				}
-				g.e.line("%s tmp%d_v%s;", a.reg.c(), in.ID, g.dim())
+				g.e.line("%s tmp%d_v%s;", cType(a.reg), in.ID, g.dim())
 			}
-			g.e.line("%s %s%s;", d.reg.c(), name, g.dim())
+			g.e.line("%s %s%s;", cType(d.reg), name, g.dim())
 		}
 	}
 	return nil

@@ -13,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
-	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
@@ -48,45 +47,23 @@ type regCase struct {
 
 func loadCases(t *testing.T) []*regCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(caseDir, "*.txtar"))
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
 	var out []*regCase
-	for _, p := range paths {
+	for _, p := range fxtest.Files(t, caseDir) {
 		arch, err := txtar.ParseFile(p)
 		require.NoError(t, err)
-		c := &regCase{path: p, arch: arch, pipeline: strings.TrimSpace(section(arch, "pipeline"))}
-		if src := strings.TrimSpace(section(arch, "source")); src != "" {
+		c := &regCase{path: p, arch: arch, pipeline: strings.TrimSpace(fxtest.Section(arch, "pipeline"))}
+		if src := strings.TrimSpace(fxtest.Section(arch, "source")); src != "" {
 			c.file = filepath.Join(caseDir, src)
 			data, err := os.ReadFile(c.file)
 			require.NoError(t, err, p)
 			c.src = string(data)
 		} else {
-			c.file, c.src = p, section(arch, "in.fx")
+			c.file, c.src = p, fxtest.Section(arch, "in.fx")
 		}
 		require.NotEmpty(t, c.pipeline, "%s: no pipeline", p)
 		out = append(out, c)
 	}
 	return out
-}
-
-func section(a *txtar.Archive, name string) string {
-	for _, f := range a.Files {
-		if f.Name == name {
-			return string(f.Data)
-		}
-	}
-	return ""
-}
-
-func setSection(a *txtar.Archive, name, body string) {
-	for i := range a.Files {
-		if a.Files[i].Name == name {
-			a.Files[i].Data = []byte(body)
-			return
-		}
-	}
-	a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(body)})
 }
 
 // run is one pipeline run over a case.
@@ -99,18 +76,12 @@ type run struct {
 
 func runCase(t *testing.T, c *regCase) *run {
 	t.Helper()
-	res, err := fx.Parse(c.file, []byte(c.src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	require.NotEmpty(t, res.Module.Graphs)
-	g := res.Module.Graphs[0]
-	r := &run{g: g, before: map[string]bool{}, ctx: passes.NewContext(passes.Config{})}
+	g := fxtest.Parse(t, c.file, c.src)
+	r := &run{g: g, before: map[string]bool{}}
 	for _, n := range g.Nodes {
 		r.before[n.Name] = true
 	}
-	p, err := passes.Parse(c.pipeline)
-	require.NoError(t, err)
-	m := passes.Manager{VerifyEach: true}
-	_, r.err = m.Run(p, r.ctx, g)
+	r.ctx, r.err = fxtest.RunPipeline(t, g, c.pipeline, passes.Config{})
 	return r
 }
 
@@ -171,13 +142,13 @@ func TestCases(t *testing.T) {
 			got := map[string]string{"facts": r.facts(), "nodes": r.nodes(), "diags": r.diags(), "remarks": r.remarks()}
 			if *update {
 				for _, k := range []string{"facts", "nodes", "diags", "remarks"} {
-					setSection(c.arch, k, got[k])
+					fxtest.SetSection(c.arch, k, got[k])
 				}
 				require.NoError(t, os.WriteFile(c.path, txtar.Format(c.arch), 0o644))
 				return
 			}
 			for _, k := range []string{"facts", "nodes", "diags", "remarks"} {
-				assert.Equal(t, trim(section(c.arch, k)), trim(got[k]), "section %s\nIR:\n%s", k, r.g)
+				assert.Equal(t, trim(fxtest.Section(c.arch, k)), trim(got[k]), "section %s\nIR:\n%s", k, r.g)
 			}
 		})
 	}

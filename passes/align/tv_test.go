@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -27,7 +28,7 @@ func TestTranslationValidation(t *testing.T) {
 	for _, c := range loadCases(t) {
 		name := strings.TrimSuffix(c.path[strings.LastIndex(c.path, "/")+1:], ".txtar")
 		t.Run(name, func(t *testing.T) {
-			spec := strings.TrimSpace(section(c.arch, "tv"))
+			spec := strings.TrimSpace(fxtest.Section(c.arch, "tv"))
 			if why, ok := strings.CutPrefix(spec, "skip:"); ok {
 				t.Skip(strings.TrimSpace(why))
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
@@ -41,13 +42,8 @@ func TestOptions(t *testing.T) {
 
 func runText(t *testing.T, src, pipeline string) (*ir.Graph, *passes.Context, error) {
 	t.Helper()
-	res, err := fx.Parse("t.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
-	p, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
+	g := fxtest.Parse(t, "t.fx", src)
+	ctx, err := fxtest.RunPipeline(t, g, pipeline, passes.Config{})
 	return g, ctx, err
 }
 

@@ -4,11 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/cse"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
@@ -18,16 +16,7 @@ import (
 // and returns the graph and the context.
 func runPipeline(t *testing.T, pipeline, src string) (*ir.Graph, *passes.Context) {
 	t.Helper()
-	res, err := fx.Parse("t.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
-	p, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	m := passes.Manager{VerifyEach: true}
-	_, err = m.Run(p, ctx, g)
-	require.NoError(t, err)
-	return g, ctx
+	return fxtest.Run(t, "t.fx", src, pipeline, passes.Config{})
 }
 
 func names(g *ir.Graph) []string {

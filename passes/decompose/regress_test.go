@@ -1,7 +1,6 @@
 package decompose_test
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,21 +29,15 @@ const caseDir = "../../testdata/decompose"
 // tolerance (torch.testing.assert_close's defaults), with the decomposed
 // graph's runtime types checked against its static ones.
 func TestRegressions(t *testing.T) {
-	for _, file := range fztest.Files(t, caseDir) {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			c := fztest.Load(t, file)
-			r := c.Run(t, "")
-			c.Check(t, r)
-			require.False(t, r.Failed, "the pipeline failed:\n%s", r.Diagnostics())
-			require.NotEmpty(t, decomposedOps(r.Diags), "the case decomposes nothing")
-			if why := c.Section("novalidate"); why != "" {
-				t.Logf("not validated: %s", why)
-				return
-			}
-			validate(t, c, r.Graph)
-		})
-	}
+	fztest.RunCases(t, caseDir, func(t *testing.T, c *fztest.Case, r *fztest.Result) {
+		require.False(t, r.Failed, "the pipeline failed:\n%s", r.Diagnostics())
+		require.NotEmpty(t, decomposedOps(r.Diags), "the case decomposes nothing")
+		if why := c.Section("novalidate"); why != "" {
+			t.Logf("not validated: %s", why)
+			return
+		}
+		validate(t, c, r.Graph)
+	})
 }
 
 func validate(t *testing.T, c *fztest.Case, after *ir.Graph) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
-	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
@@ -17,15 +17,7 @@ import (
 
 func run(t *testing.T, pipeline, src string) (*ir.Graph, *passes.Context) {
 	t.Helper()
-	res, err := fx.Parse("t.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
-	p, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-	require.NoError(t, err)
-	return g, ctx
+	return fxtest.Run(t, "t.fx", src, pipeline, passes.Config{})
 }
 
 const siluSrc = `class GraphModule(torch.nn.Module):

@@ -8,9 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
-	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
 )
@@ -26,16 +25,7 @@ type result struct {
 // verifier after every pass.
 func runFX(t *testing.T, file, src, pipeline string, cfg passes.Config) *result {
 	t.Helper()
-	res, err := fx.Parse(file, []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	require.NotEmpty(t, res.Module.Graphs)
-	p, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(cfg)
-	g := res.Module.Graphs[0]
-	m := passes.Manager{VerifyEach: true}
-	_, err = m.Run(p, ctx, g)
-	require.NoError(t, err)
+	g, ctx := fxtest.Run(t, file, src, pipeline, cfg)
 	return &result{g: g, diags: ctx.Diags.Items, src: src}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/passes"
 )
 
@@ -21,24 +22,19 @@ import (
 // `type NAME TYPE` and `diag LINE CODE MESSAGE`. Every error the run
 // reports must be wanted.
 func TestRegressions(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/fakeprop/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			require.NoError(t, err)
-			dir := t.TempDir()
-			sections := map[string]string{}
-			for _, f := range ar.Files {
-				sections[f.Name] = string(f.Data)
-				require.NoError(t, os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644))
-			}
-			pipeline := strings.ReplaceAll(strings.TrimSpace(sections["pipeline"]), "$DIR", dir)
-			r := runFX(t, "input.fx", sections["input.fx"], pipeline, passes.Config{})
-			checkWant(t, r, sections["want"])
-		})
-	}
+	fxtest.ForEach(t, "../../testdata/fakeprop", func(t *testing.T, file string) {
+		ar, err := txtar.ParseFile(file)
+		require.NoError(t, err)
+		dir := t.TempDir()
+		sections := map[string]string{}
+		for _, f := range ar.Files {
+			sections[f.Name] = string(f.Data)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644))
+		}
+		pipeline := strings.ReplaceAll(strings.TrimSpace(sections["pipeline"]), "$DIR", dir)
+		r := runFX(t, "input.fx", sections["input.fx"], pipeline, passes.Config{})
+		checkWant(t, r, sections["want"])
+	})
 }
 
 func checkWant(t *testing.T, r *result, want string) {

@@ -1,8 +1,6 @@
 package functionalize_test
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,19 +16,13 @@ const caseDir = "../../testdata/functionalize"
 // TestRegressions runs every case in testdata/functionalize and compares
 // the printed graph, the remarks and the diagnostics with the case's.
 func TestRegressions(t *testing.T) {
-	for _, file := range fztest.Files(t, caseDir) {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			c := fztest.Load(t, file)
-			r := c.Run(t, "")
-			c.Check(t, r)
-			if why := c.Section("novalidate"); why != "" {
-				t.Logf("not validated: %s", why)
-			} else if !r.Failed {
-				c.Validate(t, r.Graph)
-			}
-		})
-	}
+	fztest.RunCases(t, caseDir, func(t *testing.T, c *fztest.Case, r *fztest.Result) {
+		if why := c.Section("novalidate"); why != "" {
+			t.Logf("not validated: %s", why)
+		} else if !r.Failed {
+			c.Validate(t, r.Graph)
+		}
+	})
 }
 
 // TestFailureLeavesGraph: a functionalization that stops on an error

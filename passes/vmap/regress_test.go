@@ -1,8 +1,6 @@
 package vmap_test
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,17 +21,11 @@ const caseDir = "../../testdata/vmap"
 // remarks, diagnostics, and, when the pipeline succeeds, the per-element
 // check on random inputs.
 func TestRegressions(t *testing.T) {
-	for _, file := range fztest.Files(t, caseDir) {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			c := fztest.Load(t, file)
-			r := c.Run(t, "")
-			c.Check(t, r)
-			if !r.Failed {
-				CheckPerElement(t, c, r.Graph)
-			}
-		})
-	}
+	fztest.RunCases(t, caseDir, func(t *testing.T, c *fztest.Case, r *fztest.Result) {
+		if !r.Failed {
+			CheckPerElement(t, c, r.Graph)
+		}
+	})
 }
 
 // CheckPerElement is vmap's correctness criterion: for random inputs, the

@@ -21,7 +21,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,9 +28,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
-	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 )
 
@@ -60,23 +58,22 @@ func Load(t *testing.T, file string) *Case {
 }
 
 // Files lists the cases in dir.
-func Files(t *testing.T, dir string) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files, "no cases in %s", dir)
-	return files
+func Files(t *testing.T, dir string) []string { return fxtest.Files(t, dir) }
+
+// RunCases is the regression runner: a subtest per case in dir loads it,
+// runs its pipeline, checks (or under -update rewrites) the expected
+// sections, then calls then for the package's own checks.
+func RunCases(t *testing.T, dir string, then func(t *testing.T, c *Case, r *Result)) {
+	fxtest.ForEach(t, dir, func(t *testing.T, file string) {
+		c := Load(t, file)
+		r := c.Run(t, "")
+		c.Check(t, r)
+		then(t, c, r)
+	})
 }
 
 // Section returns the named section's text, "" when absent.
-func (c *Case) Section(name string) string {
-	for _, f := range c.Archive.Files {
-		if f.Name == name {
-			return string(f.Data)
-		}
-	}
-	return ""
-}
+func (c *Case) Section(name string) string { return fxtest.Section(c.Archive, name) }
 
 // Has reports whether the case has the named section.
 func (c *Case) Has(name string) bool {
@@ -98,10 +95,7 @@ type Result struct {
 // Parse parses the case's input graph.
 func (c *Case) Parse(t testing.TB) *ir.Graph {
 	t.Helper()
-	res, err := fx.Parse("input.fx", []byte(c.Input), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	require.NotEmpty(t, res.Module.Graphs)
-	return res.Module.Graphs[0]
+	return fxtest.Parse(t, "input.fx", c.Input)
 }
 
 // Run parses the input and runs pipeline (the case's when "") with the
@@ -111,13 +105,7 @@ func (c *Case) Run(t testing.TB, pipeline string) *Result {
 	if pipeline == "" {
 		pipeline = c.Pipeline
 	}
-	g := c.Parse(t)
-	p, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	m := passes.Manager{VerifyEach: true}
-	_, err = m.Run(p, ctx, g)
-	require.NoError(t, err, "%s: internal failure", c.File)
+	g, ctx := fxtest.Run(t, "input.fx", c.Input, pipeline, passes.Config{})
 	return &Result{Graph: g, Diags: ctx.Diags.Items, Failed: ctx.Diags.HasErrors()}
 }
 
