@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -10,157 +11,55 @@ import (
 // c10/util/BFloat16.h (round_to_nearest_even), c10/util/Half.h
 // (fp16_ieee_from_fp32_value) and c10/util/Float8_*.h. PyTorch converts to
 // every reduced format from float32 (a double is first rounded to float), so
-// these take a float32; rounding is to nearest, ties to even.
+// these take a float32; rounding is to nearest, ties to even. The
+// arithmetic is the Go runtime's (codegen/golang/rt), so that interp and
+// generated code round alike; e8m0 (below) is interp's alone, as the Go
+// backend has no e8m0 arithmetic.
 
 // BF16FromF32 rounds f to bfloat16 bits. NaN becomes 0x7FC0, as in c10.
-func BF16FromF32(f float32) uint16 {
-	if f != f {
-		return 0x7FC0
-	}
-	u := math.Float32bits(f)
-	bias := (u>>16)&1 + 0x7FFF
-	return uint16((u + bias) >> 16)
-}
+func BF16FromF32(f float32) uint16 { return rt.BF16FromF32(f) }
 
 // F32FromBF16 widens bfloat16 bits to float32 (exact).
-func F32FromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+func F32FromBF16(h uint16) float32 { return rt.F32FromBF16(h) }
 
 // F16FromF32 rounds f to IEEE half bits: subnormals kept, overflow to
 // infinity, NaN to the quiet NaN 0x7E00 with f's sign.
-func F16FromF32(f float32) uint16 { return uint16(half.encode(f)) }
+func F16FromF32(f float32) uint16 { return rt.F16FromF32(f) }
 
-// F32FromF16 widens IEEE half bits to float32 (exact).
-func F32FromF16(h uint16) float32 { return float32(half.decode(uint32(h))) }
+// F32FromF16 widens IEEE half bits to float32 (exact; a NaN keeps its
+// payload, as c10's fp16_ieee_to_fp32_value does).
+func F32FromF16(h uint16) float32 { return rt.F32FromF16(h) }
 
-// miniKind says how a format spends its top codes.
-type miniKind uint8
-
-const (
-	miniIEEE miniKind = iota // all-ones exponent: inf and NaNs (f16, e5m2)
-	miniFN                   // no inf; only S.1111.111 is NaN; overflow is NaN (e4m3fn)
-	miniFNUZ                 // no inf, no -0; 0x80 is the only NaN; overflow is NaN
-)
-
-// minifloat is a sign-exponent-mantissa format of at most 16 bits.
+// minifloat is a sign-exponent-mantissa format of at most 16 bits: its
+// conversions to and from float32, widened to the codes and float64 that
+// interp's storage accessors use.
 type minifloat struct {
-	ebits, mbits uint
-	bias         int
-	kind         miniKind
+	enc func(float32) uint32
+	dec func(uint32) float32
 }
 
-var (
-	half      = minifloat{5, 10, 15, miniIEEE}
-	e5m2      = minifloat{5, 2, 15, miniIEEE}
-	e4m3fn    = minifloat{4, 3, 7, miniFN}
-	e4m3fnuz  = minifloat{4, 3, 8, miniFNUZ}
-	e5m2fnuz  = minifloat{5, 2, 16, miniFNUZ}
-	miniOfDTy = map[ir.DType]minifloat{ir.F16: half, ir.F8E5M2: e5m2, ir.F8E4M3FN: e4m3fn,
-		ir.F8E4M3FNUZ: e4m3fnuz, ir.F8E5M2FNUZ: e5m2fnuz}
-)
-
-func (m minifloat) signBit() uint32 { return 1 << (m.ebits + m.mbits) }
-
-// nan is the format's NaN code for a value of the given sign.
-func (m minifloat) nan(sign uint32) uint32 {
-	switch m.kind {
-	case miniFNUZ:
-		return m.signBit()
-	case miniFN:
-		return sign | (m.signBit() - 1)
+func codec[B uint8 | uint16](enc func(float32) B, dec func(B) float32) minifloat {
+	return minifloat{
+		enc: func(f float32) uint32 { return uint32(enc(f)) },
+		dec: func(c uint32) float32 { return dec(B(c)) },
 	}
-	// c10's half NaN is the quiet 0x7E00; its e5m2 NaN sets every
-	// mantissa bit (0x7F).
-	mant := uint32(1) << (m.mbits - 1)
-	if m.mbits <= 3 {
-		mant = 1<<m.mbits - 1
-	}
-	return sign | (1<<m.ebits-1)<<m.mbits | mant
 }
 
 // encode rounds f to the nearest code, ties to even.
-func (m minifloat) encode(f float32) uint32 {
-	x := float64(f)
-	var sign uint32
-	if math.Signbit(x) {
-		sign = m.signBit()
-	}
-	if x != x {
-		return m.nan(sign)
-	}
-	code := m.magnitude(math.Abs(x))
-	switch m.kind {
-	case miniIEEE:
-		if inf := uint32(1<<m.ebits-1) << m.mbits; code >= inf {
-			code = inf
-		}
-	case miniFN:
-		if code >= m.signBit()-1 {
-			return m.nan(sign)
-		}
-	case miniFNUZ:
-		if code >= m.signBit() {
-			return m.nan(sign)
-		}
-		if code == 0 {
-			return 0 // no negative zero
-		}
-	}
-	return sign | code
-}
+func (m minifloat) encode(f float32) uint32 { return m.enc(f) }
 
-// magnitude is the unsigned code of a ≥ 0 (inf gives a code past the
-// largest finite one), treating the all-ones exponent as ordinary.
-func (m minifloat) magnitude(a float64) uint32 {
-	if math.IsInf(a, 1) {
-		return 1 << (m.ebits + m.mbits)
-	}
-	emin := 1 - m.bias
-	if a < math.Ldexp(1, emin) { // subnormal: steps of 2^(emin-mbits)
-		return uint32(math.RoundToEven(math.Ldexp(a, int(m.mbits)-emin)))
-	}
-	_, exp := math.Frexp(a) // a = frac·2^exp, frac in [0.5, 1)
-	e := exp - 1
-	q := math.RoundToEven(math.Ldexp(a, int(m.mbits)-e)) // in [2^mbits, 2^(mbits+1)]
-	if q >= math.Ldexp(1, int(m.mbits)+1) {
-		q /= 2
-		e++
-	}
-	biased := e + m.bias
-	if biased >= 1<<m.ebits {
-		return 1 << (m.ebits + m.mbits)
-	}
-	return uint32(biased)<<m.mbits | (uint32(q) - 1<<m.mbits)
-}
+// decode widens a code (exact).
+func (m minifloat) decode(code uint32) float64 { return float64(m.dec(code)) }
 
-// decode widens a code to float64 (exact).
-func (m minifloat) decode(code uint32) float64 {
-	neg := code&m.signBit() != 0
-	mag := code &^ m.signBit()
-	switch {
-	case m.kind == miniFNUZ && code == m.signBit():
-		return math.NaN()
-	case m.kind == miniFN && mag == m.signBit()-1:
-		return math.NaN()
-	}
-	exp := int(mag >> m.mbits)
-	mant := float64(mag & (1<<m.mbits - 1))
-	var v float64
-	switch {
-	case m.kind == miniIEEE && exp == 1<<m.ebits-1:
-		if mant != 0 {
-			return math.NaN()
-		}
-		v = math.Inf(1)
-	case exp == 0:
-		v = math.Ldexp(mant, 1-m.bias-int(m.mbits))
-	default:
-		v = math.Ldexp(mant+math.Ldexp(1, int(m.mbits)), exp-m.bias-int(m.mbits))
-	}
-	if neg {
-		v = -v
-	}
-	return v
-}
+var (
+	half      = codec(rt.F16FromF32, rt.F32FromF16)
+	e5m2      = codec(rt.E5M2FromF32, rt.F32FromE5M2)
+	e4m3fn    = codec(rt.E4M3FNFromF32, rt.F32FromE4M3FN)
+	e4m3fnuz  = codec(rt.E4M3FNUZFromF32, rt.F32FromE4M3FNUZ)
+	e5m2fnuz  = codec(rt.E5M2FNUZFromF32, rt.F32FromE5M2FNUZ)
+	miniOfDTy = map[ir.DType]minifloat{ir.F16: half, ir.F8E5M2: e5m2, ir.F8E4M3FN: e4m3fn,
+		ir.F8E4M3FNUZ: e4m3fnuz, ir.F8E5M2FNUZ: e5m2fnuz}
+)
 
 // E8M0FromF32 is fp8e8m0fnu_from_fp32_value: the float32 exponent rounded
 // by the mantissa (ties to even), sign ignored; NaN and ±inf give 0xFF.

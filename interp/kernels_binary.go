@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 )
@@ -147,16 +148,12 @@ func alphaKernel(c *call, name string, sign float64, swap bool) ([]any, error) {
 }
 
 // floorDivInt is Python's // on ints (b != 0).
-func floorDivInt(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
+func floorDivInt(a, b int64) int64 { return rt.FloorDivI64(a, b) }
 
 // divFloorFloat is ATen's div_floor_floating, step by step in the
-// computation precision.
+// computation precision. rt has the same steps (rt.FloorDivF32/F64), but
+// its float32 form takes float32 operands: interp keeps this form, which
+// rounds each step with r and takes operands as they come.
 func divFloorFloat(r rounder) func(a, b float64) float64 {
 	return func(a, b float64) float64 {
 		if b == 0 {
@@ -179,13 +176,7 @@ func divFloorFloat(r rounder) func(a, b float64) float64 {
 }
 
 // pyFmod is Python's float %: fmod, moved to the divisor's sign.
-func pyFmod(a, b float64) float64 {
-	m := math.Mod(a, b)
-	if m != 0 && (b < 0) != (m < 0) {
-		m += b
-	}
-	return m
-}
+func pyFmod(a, b float64) float64 { return rt.Remainder(a, b) }
 
 // intDivision runs an op whose int lane divides: a zero divisor is
 // PyTorch's CPU "ZeroDivisionError".
@@ -293,8 +284,8 @@ func divKernelNamed(name string, k ewKernel) kernel {
 
 func cmpKernel(f func(a, b float64) bool, g func(a, b int64) bool) ewKernel {
 	return ewKernel{
-		f: fl2(func(a, b float64) float64 { return b2f(f(a, b)) }),
-		i: in2(func(a, b int64) int64 { return b2i(g(a, b)) }),
+		f: fl2(func(a, b float64) float64 { return rt.B2F(f(a, b)) }),
+		i: in2(func(a, b int64) int64 { return rt.B2I(g(a, b)) }),
 	}
 }
 
@@ -331,27 +322,6 @@ func maxNaN(a, b float64) float64 {
 func minNaN(a, b float64) float64 {
 	if a != a || b != b {
 		return math.NaN()
-	}
-	return math.Min(a, b)
-}
-
-// fmaxIgnore is fmax: NaN loses unless both are NaN.
-func fmaxIgnore(a, b float64) float64 {
-	switch {
-	case a != a:
-		return b
-	case b != b:
-		return a
-	}
-	return math.Max(a, b)
-}
-
-func fminIgnore(a, b float64) float64 {
-	switch {
-	case a != a:
-		return b
-	case b != b:
-		return a
 	}
 	return math.Min(a, b)
 }
@@ -421,8 +391,8 @@ func init() {
 	}
 	register(binKernel("maximum", ops.PromoteDefault, ewKernel{f: fl2(maxNaN), i: in2(func(a, b int64) int64 { return max(a, b) })}), "maximum", "max.other")
 	register(binKernel("minimum", ops.PromoteDefault, ewKernel{f: fl2(minNaN), i: in2(func(a, b int64) int64 { return min(a, b) })}), "minimum", "min.other")
-	register(binKernel("fmax", ops.PromoteDefault, ewKernel{f: fl2(fmaxIgnore), i: in2(func(a, b int64) int64 { return max(a, b) })}), "fmax")
-	register(binKernel("fmin", ops.PromoteDefault, ewKernel{f: fl2(fminIgnore), i: in2(func(a, b int64) int64 { return min(a, b) })}), "fmin")
+	register(binKernel("fmax", ops.PromoteDefault, ewKernel{f: fl2(rt.FMax), i: in2(func(a, b int64) int64 { return max(a, b) })}), "fmax")
+	register(binKernel("fmin", ops.PromoteDefault, ewKernel{f: fl2(rt.FMin), i: in2(func(a, b int64) int64 { return min(a, b) })}), "fmin")
 	register(binKernel("atan2", ops.PromoteIntToFloat, ewKernel{f: fl2(math.Atan2)}), "atan2")
 	register(binKernel("hypot", ops.PromoteIntToFloat, ewKernel{f: fl2(math.Hypot)}), "hypot")
 	register(binKernel("logaddexp", ops.PromoteIntToFloat, ewKernel{f: fl2(logAddExp)}), "logaddexp")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -52,7 +53,7 @@ func fillWith(t *Tensor, v any) error {
 	case int64:
 		storeI(t.DType, src.Storage.Data, 0, x)
 	case bool:
-		storeI(t.DType, src.Storage.Data, 0, b2i(x))
+		storeI(t.DType, src.Storage.Data, 0, rt.B2I(x))
 	case nil:
 	default:
 		return fmt.Errorf("cannot fill with %s", describe(v))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -88,7 +89,7 @@ func kBernoulli(c *call) ([]any, error) {
 	probs := p.Floats()
 	rng := c.m.stream("node:" + c.n.Name)
 	for i, q := range probs {
-		probs[i] = b2f(rng.Float64() < q)
+		probs[i] = rt.B2F(rng.Float64() < q)
 	}
 	return one(FromFloatsOn(p.DType, p.Shape, probs, p.Device()))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -402,7 +403,7 @@ func kDropout(c *call) ([]any, error) {
 	rng := c.m.stream("node:" + c.n.Name)
 	for i := range vals {
 		keep := !train || rng.Float64() >= p
-		mask[i] = b2i(keep)
+		mask[i] = rt.B2I(keep)
 		switch {
 		case !keep:
 			vals[i] = 0

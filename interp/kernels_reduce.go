@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -370,10 +371,10 @@ func anyAll(all bool) kernel {
 		return oneT(r.reduceTo(dt, true, func(xs []float64) float64 {
 			for _, x := range xs {
 				if (x != 0) != all {
-					return b2f(!all)
+					return rt.B2F(!all)
 				}
 			}
-			return b2f(all)
+			return rt.B2F(all)
 		}, nil))
 	}
 }
@@ -388,7 +389,7 @@ func varArgs(c *call) (float64, error) {
 	}
 	if c.has("unbiased") {
 		u, err := c.bool("unbiased")
-		return b2f(u), err
+		return rt.B2F(u), err
 	}
 	return 1, nil
 }
@@ -498,7 +499,7 @@ func kVectorNorm(c *call) ([]any, error) {
 		case ord == 0:
 			n := 0.0
 			for _, x := range xs {
-				n += b2f(x != 0)
+				n += rt.B2F(x != 0)
 			}
 			return n
 		}
@@ -549,7 +550,7 @@ func cumulative(product bool) kernel {
 			round = func(x float64) float64 { return x } // CPU acc_type<float> is double
 		}
 		for start := int64(0); start < int64(len(offs)); start += n {
-			accF, accI := b2f(product), b2i(product)
+			accF, accI := rt.B2F(product), rt.B2I(product)
 			for _, o := range offs[start : start+n] {
 				if dt.IsFloat() {
 					x := loadF(dt, out.Storage.Data, o)

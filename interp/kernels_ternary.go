@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 )
@@ -58,50 +59,6 @@ func operands(c *call, names ...string) ([]operand, error) {
 	return out, nil
 }
 
-// powInt is ATen's powi: negative exponents give 1, ±1 or 0.
-func powInt(a, b int64) int64 {
-	if b < 0 {
-		switch a {
-		case 1:
-			return 1
-		case -1:
-			if (-b)%2 != 0 {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	}
-	r := int64(1)
-	for b > 0 {
-		if b&1 != 0 {
-			r *= a
-		}
-		a *= a
-		b >>= 1
-	}
-	return r
-}
-
-// powFloat is std::pow with the exponents ATen special-cases.
-func powFloat(a, b float64) float64 {
-	switch b {
-	case 2:
-		return a * a
-	case 3:
-		return a * a * a
-	case 0.5:
-		return math.Sqrt(a)
-	case -0.5:
-		return 1 / math.Sqrt(a)
-	case -1:
-		return 1 / a
-	case -2:
-		return 1 / (a * a)
-	}
-	return math.Pow(a, b)
-}
-
 func kPow(c *call) ([]any, error) {
 	in, err := operands(c, "self", "exponent")
 	if err != nil {
@@ -115,7 +72,7 @@ func kPow(c *call) ([]any, error) {
 	if e := in[1]; e.scalar && !compute.IsFloat() && e.dt != ir.F64 && e.i < 0 {
 		return nil, fmt.Errorf("Integers to negative integer powers are not allowed.")
 	}
-	return oneT(elementwise(spec, ewKernel{f: fl2(powFloat), i: in2(powInt)}, in))
+	return oneT(elementwise(spec, ewKernel{f: fl2(rt.Pow), i: in2(rt.PowI64)}, in))
 }
 
 func kWhere(c *call) ([]any, error) {
@@ -389,7 +346,7 @@ func init() {
 	register(geluBackward, "gelu_backward")
 	register(backward2("silu_backward", "self", func(r rounder) func(g, x float64) float64 {
 		return func(g, x float64) float64 {
-			s := sigmoid(x)
+			s := rt.Sigmoid(x)
 			return g * s * (1 + x*(1-s))
 		}
 	}), "silu_backward")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 )
@@ -57,29 +58,8 @@ type unaryOp struct {
 	i    func(int64) int64
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
 var unaryOps = []unaryOp{
-	{"abs", ops.PromoteComplexToFloat, math.Abs, func(x int64) int64 {
-		if x < 0 {
-			return -x
-		}
-		return x
-	}},
+	{"abs", ops.PromoteComplexToFloat, math.Abs, rt.AbsI64},
 	{"neg", ops.PromoteDefault, func(x float64) float64 { return -x }, func(x int64) int64 { return -x }},
 	{"positive", ops.PromoteDefault, func(x float64) float64 { return x }, func(x int64) int64 { return x }},
 	{"sin", ops.PromoteIntToFloat, math.Sin, nil},
@@ -104,7 +84,7 @@ var unaryOps = []unaryOp{
 	{"sqrt", ops.PromoteIntToFloat, math.Sqrt, nil},
 	{"rsqrt", ops.PromoteIntToFloat, func(x float64) float64 { return 1 / math.Sqrt(x) }, nil},
 	{"reciprocal", ops.PromoteIntToFloat, func(x float64) float64 { return 1 / x }, nil},
-	{"sigmoid", ops.PromoteIntToFloat, sigmoid, nil},
+	{"sigmoid", ops.PromoteIntToFloat, rt.Sigmoid, nil},
 	{"erf", ops.PromoteIntToFloat, math.Erf, nil},
 	{"erfc", ops.PromoteIntToFloat, math.Erfc, nil},
 	{"erfinv", ops.PromoteIntToFloat, math.Erfinv, nil},
@@ -129,8 +109,8 @@ var unaryOps = []unaryOp{
 	{"trunc", ops.PromoteDefault, math.Trunc, func(x int64) int64 { return x }},
 	{"fix", ops.PromoteDefault, math.Trunc, func(x int64) int64 { return x }},
 	{"frac", ops.PromoteDefault, func(x float64) float64 { return x - math.Trunc(x) }, nil},
-	{"sign", ops.PromoteDefault, func(x float64) float64 { return b2f(x > 0) - b2f(x < 0) }, func(x int64) int64 { return b2i(x > 0) - b2i(x < 0) }},
-	{"sgn", ops.PromoteDefault, func(x float64) float64 { return b2f(x > 0) - b2f(x < 0) }, func(x int64) int64 { return b2i(x > 0) - b2i(x < 0) }},
+	{"sign", ops.PromoteDefault, rt.Sign, rt.SignI64},
+	{"sgn", ops.PromoteDefault, rt.Sign, rt.SignI64},
 	{"relu", ops.PromoteDefault, func(x float64) float64 {
 		if x != x || x > 0 {
 			return x
@@ -139,13 +119,13 @@ var unaryOps = []unaryOp{
 	}, func(x int64) int64 { return max(x, 0) }},
 	{"relu6", ops.PromoteDefault, func(x float64) float64 { return clampNaN(x, 0, 6) }, func(x int64) int64 { return min(max(x, 0), 6) }},
 	{"square", ops.PromoteBoolToLong, func(x float64) float64 { return x * x }, func(x int64) int64 { return x * x }},
-	{"logical_not", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(x == 0) }, func(x int64) int64 { return b2i(x == 0) }},
-	{"isnan", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(x != x) }, func(int64) int64 { return 0 }},
-	{"isinf", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(math.IsInf(x, 0)) }, func(int64) int64 { return 0 }},
-	{"isposinf", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(math.IsInf(x, 1)) }, func(int64) int64 { return 0 }},
-	{"isneginf", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(math.IsInf(x, -1)) }, func(int64) int64 { return 0 }},
-	{"isfinite", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(!math.IsInf(x, 0) && x == x) }, func(int64) int64 { return 1 }},
-	{"signbit", ops.PromoteAlwaysBool, func(x float64) float64 { return b2f(math.Signbit(x)) }, func(x int64) int64 { return b2i(x < 0) }},
+	{"logical_not", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(x == 0) }, func(x int64) int64 { return rt.B2I(x == 0) }},
+	{"isnan", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(x != x) }, func(int64) int64 { return 0 }},
+	{"isinf", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(math.IsInf(x, 0)) }, func(int64) int64 { return 0 }},
+	{"isposinf", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(math.IsInf(x, 1)) }, func(int64) int64 { return 0 }},
+	{"isneginf", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(math.IsInf(x, -1)) }, func(int64) int64 { return 0 }},
+	{"isfinite", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(!math.IsInf(x, 0) && x == x) }, func(int64) int64 { return 1 }},
+	{"signbit", ops.PromoteAlwaysBool, func(x float64) float64 { return rt.B2F(math.Signbit(x)) }, func(x int64) int64 { return rt.B2I(x < 0) }},
 }
 
 // clampNaN is min(max(x, lo), hi) with NaN propagating from x.

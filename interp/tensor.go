@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -32,26 +33,13 @@ func (t *Tensor) Device() ir.Device { return t.Storage.Device }
 func (t *Tensor) Dim() int { return len(t.Shape) }
 
 // Numel is the number of elements.
-func (t *Tensor) Numel() int64 { return numel(t.Shape) }
+func (t *Tensor) Numel() int64 { return rt.Numel(t.Shape) }
 
-func numel(shape []int64) int64 {
-	n := int64(1)
-	for _, s := range shape {
-		n *= s
-	}
-	return n
-}
+// numel is the product of the sizes.
+func numel(shape []int64) int64 { return rt.Numel(shape) }
 
 // ContiguousStrides are row-major strides (a size 0 counts as 1).
-func ContiguousStrides(shape []int64) []int64 {
-	st := make([]int64, len(shape))
-	acc := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = acc
-		acc *= max(shape[i], 1)
-	}
-	return st
-}
+func ContiguousStrides(shape []int64) []int64 { return rt.RowMajor(shape) }
 
 // maxElems bounds one tensor, so that a bad size in the input fails
 // cleanly instead of exhausting memory.

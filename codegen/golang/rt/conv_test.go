@@ -1,10 +1,11 @@
-package rt
+package rt_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	. "github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/stretchr/testify/require"

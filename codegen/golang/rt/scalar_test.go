@@ -1,10 +1,11 @@
-package rt
+package rt_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	. "github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/frontend/fx"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
