@@ -104,7 +104,7 @@ func callExpr(fn string, r regClass, width int, args []string) (string, bool, er
 	}
 	t := impl.template(r)
 	if t == "" {
-		return "", false, fmt.Errorf("function %q is not defined on %s operands", fn, r.goType())
+		return "", false, fmt.Errorf("function %q is not defined on %s operands", fn, goType(r))
 	}
 	if !strings.Contains(t, "%") {
 		return t, false, nil

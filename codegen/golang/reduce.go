@@ -105,9 +105,9 @@ func identity(op lowering.ReduceOp, r regClass) string {
 	}[r]
 	switch op {
 	case lowering.ReduceSum:
-		return r.goType() + "(0)"
+		return goType(r) + "(0)"
 	case lowering.ReduceProd:
-		return r.goType() + "(1)"
+		return goType(r) + "(1)"
 	case lowering.ReduceMax, lowering.ReduceArgMax:
 		return inf[0]
 	case lowering.ReduceMin, lowering.ReduceArgMin:

@@ -4,22 +4,24 @@ import (
 	"fmt"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/lowering"
 )
 
-// regClass is the Go register type a dtype's values live in: float32 for
-// f32 and the reduced floats (exact), float64, int64 for every integer
-// type (wrapped to width after each op), bool.
-type regClass uint8
+// regClass is the register a dtype's values live in (lowering.RegisterKind,
+// shared with the CUDA backend): float32 for f32 and the reduced floats
+// (exact), float64, int64 for every integer type (wrapped to width after
+// each op), bool.
+type regClass = lowering.RegKind
 
 const (
-	regF32 regClass = iota
-	regF64
-	regI64
-	regBool
+	regF32  = lowering.RegF32
+	regF64  = lowering.RegF64
+	regI64  = lowering.RegI64
+	regBool = lowering.RegBool
 )
 
 // goType is the register's Go type.
-func (r regClass) goType() string { return [...]string{"float32", "float64", "int64", "bool"}[r] }
+func goType(r regClass) string { return [...]string{"float32", "float64", "int64", "bool"}[r] }
 
 // dtInfo is how generated code holds, loads, stores and rounds a dtype.
 // Templates take the value as %s.
