@@ -148,26 +148,14 @@ func writeExprList(b *strings.Builder, es []sym.Expr) {
 // shows: dtype, shape, strides (when both have them) and device (when both
 // have one). Storage offset and identity are not printed by FX.
 func SameTensorType(a, b *TensorType) bool {
-	if a.DType != b.DType || !sameExprs(a.Shape, b.Shape) {
+	if a.DType != b.DType || !sym.EqualLists(a.Shape, b.Shape) {
 		return false
 	}
-	if a.Strides != nil && b.Strides != nil && !sameExprs(a.Strides, b.Strides) {
+	if a.Strides != nil && b.Strides != nil && !sym.EqualLists(a.Strides, b.Strides) {
 		return false
 	}
 	if a.Device.Known() && b.Device.Known() && a.Device != b.Device {
 		return false
-	}
-	return true
-}
-
-func sameExprs(a, b []sym.Expr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sym.Equal(a[i], b[i]) {
-			return false
-		}
 	}
 	return true
 }

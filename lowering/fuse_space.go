@@ -31,18 +31,6 @@ func isUnitSize(e sym.Expr) bool {
 	return ok && v == 1
 }
 
-func sameSizes(a, b []sym.Expr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sym.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // dropUnitRanges removes size-1 ranges: their variable becomes 0 and the others
 // are renumbered. keepOne keeps a single range when all are size 1 (an
 // r-stage must keep a range to stay one).
@@ -109,7 +97,7 @@ func sharedReduce(k *Kernel) ([]sym.Expr, bool) {
 		if len(st.Reduce) == 0 {
 			continue
 		}
-		if r != nil && !sameSizes(r, st.Reduce) {
+		if r != nil && !sym.EqualLists(r, st.Reduce) {
 			return nil, false
 		}
 		r = st.Reduce
@@ -122,13 +110,13 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 	n := len(g.Outer)
 	space := sizesString(g.Outer)
 	if allOuterLevel(c) {
-		if sameSizes(c.Outer, g.Outer) {
+		if sym.EqualLists(c.Outer, g.Outer) {
 			return mergePlan{kind: caseOuter, why: "same iteration space " + space}, ""
 		}
-		if len(c.Outer) > n && sameSizes(c.Outer[:n], g.Outer) {
+		if len(c.Outer) > n && sym.EqualLists(c.Outer[:n], g.Outer) {
 			tail := c.Outer[n:]
 			for _, st := range g.Stages {
-				if len(st.Reduce) > 0 && sameSizes(st.Reduce, tail) {
+				if len(st.Reduce) > 0 && sym.EqualLists(st.Reduce, tail) {
 					m := map[string]sym.Expr{}
 					for i := range tail {
 						m[OuterVar(n+i)] = sym.Symbol(ReduceVar(i))
@@ -140,11 +128,11 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 		}
 		return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", sizesString(c.Outer), describeKernelSpace(g))
 	}
-	if sameSizes(c.Outer, g.Outer) {
+	if sym.EqualLists(c.Outer, g.Outer) {
 		return mergePlan{kind: caseAppend, why: "reduction over the same outer space " + space}, ""
 	}
 	r, ok := sharedReduce(c)
-	if ok && allOuterLevel(g) && len(g.Stages) == 1 && sameSizes(g.Outer, append(append([]sym.Expr{}, c.Outer...), r...)) {
+	if ok && allOuterLevel(g) && len(g.Stages) == 1 && sym.EqualLists(g.Outer, append(append([]sym.Expr{}, c.Outer...), r...)) {
 		m := map[string]sym.Expr{}
 		for i := range r {
 			m[OuterVar(len(c.Outer)+i)] = sym.Symbol(ReduceVar(i))
@@ -213,7 +201,7 @@ func (s *scheduler) checkSize(g *group, c *Kernel, pl *mergePlan) string {
 		return ""
 	}
 	last := g.k.Stages[len(g.k.Stages)-1]
-	if !sameSizes(pl.groupReduce(last), pl.targetReduce(c, 0)) {
+	if !sym.EqualLists(pl.groupReduce(last), pl.targetReduce(c, 0)) {
 		return ""
 	}
 	if n := len(last.Body) + len(c.Stages[0].Body); n > s.opts.MaxStageInstrs {
@@ -252,7 +240,7 @@ func (s *scheduler) checkReads(g *group, c *Kernel, pl *mergePlan) string {
 					in.Access.Buffer.Name, g.founder)
 			}
 			at := g.stageOf(ref.stage)
-			if sr := pl.groupReduce(at); len(sr) > 0 && !sameSizes(sr, tr) {
+			if sr := pl.groupReduce(at); len(sr) > 0 && !sym.EqualLists(sr, tr) {
 				return fmt.Sprintf("it reads %s in a loop over %s, %s writes it in a loop over %s",
 					in.Access.Buffer.Name, sizesString(tr), g.founder, sizesString(sr))
 			}
@@ -359,7 +347,7 @@ func (s *scheduler) sameElement(g *group, c *Kernel, pl *mergePlan, b *Buffer) (
 		direct = direct && len(a.Indirect) == 0
 		if first {
 			idx, red, first = e, r, false
-		} else if !sym.Equal(e, idx) || !sameSizes(r, red) {
+		} else if !sym.Equal(e, idx) || !sym.EqualLists(r, red) {
 			same = false
 		}
 	}

@@ -63,7 +63,7 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 // not need a reduction last completes (its loads of last's reduced results
 // must wait for the loop to end).
 func (s *scheduler) canJoin(g *group, last *Stage, lastReduce []sym.Expr, st *Stage, stReduce []sym.Expr) bool {
-	if !sameSizes(lastReduce, stReduce) {
+	if !sym.EqualLists(lastReduce, stReduce) {
 		return false
 	}
 	if len(stReduce) == 0 {
@@ -156,7 +156,7 @@ func (s *scheduler) forward(g *group, t *Stage, ld *Instr) *Instr {
 		return nil // the running value, not the result
 	case at == t:
 		return v
-	case sameSizes(at.Reduce, t.Reduce):
+	case sym.EqualLists(at.Reduce, t.Reduce):
 		return s.recompute(g, at, t, ref.st)
 	}
 	return nil
@@ -345,7 +345,7 @@ func cleanKernel(k *Kernel, dead func(*Buffer) bool, maxStage int) {
 // canMergeAdjacent: equal ranges, within the size limit, and the later
 // stage uses no reduction result of the earlier one.
 func canMergeAdjacent(a, b *Stage, maxStage int) bool {
-	if !sameSizes(a.Reduce, b.Reduce) || len(a.Body)+len(b.Body) > maxStage {
+	if !sym.EqualLists(a.Reduce, b.Reduce) || len(a.Body)+len(b.Body) > maxStage {
 		return false
 	}
 	if len(a.Reduce) == 0 {

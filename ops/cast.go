@@ -189,7 +189,7 @@ func (env *Env) checkCopySrc(self, src *ir.TensorType) error {
 	if err != nil {
 		return err
 	}
-	if !sameShape(shape, self.Shape) {
+	if !sym.EqualLists(shape, self.Shape) {
 		return Errorf(CodeShape, "", "output with shape %s doesn't match the broadcast shape %s", shapeString(self.Shape), shapeString(shape))
 	}
 	return nil

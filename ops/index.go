@@ -164,7 +164,7 @@ func metaIndexPut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error
 	if err != nil {
 		return nil, err
 	}
-	if b, err := env.BroadcastShapes(indexed.Shape, values.Shape); err != nil || !sameShape(b, indexed.Shape) {
+	if b, err := env.BroadcastShapes(indexed.Shape, values.Shape); err != nil || !sym.EqualLists(b, indexed.Shape) {
 		return nil, Errorf(CodeShape, "", "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
 			shapeString(values.Shape), shapeString(indexed.Shape))
 	}
@@ -281,7 +281,7 @@ func metaMaskedFill(env *Env, c *Call) ([]ir.Type, error) {
 		return nil, err
 	}
 	if c.Op.IsInplace() {
-		if !sameShape(shape, self.Shape) {
+		if !sym.EqualLists(shape, self.Shape) {
 			return nil, Errorf(CodeShape, "", "output with shape %s doesn't match the broadcast shape %s", shapeString(self.Shape), shapeString(shape))
 		}
 		return one(self.Clone()), nil
@@ -303,8 +303,8 @@ func scatterInverse(view func(*Env, *Call, *ir.TensorType) (*ir.TensorType, erro
 		if err != nil {
 			return nil, err
 		}
-		if !sameShape(v.Shape, src.Shape) {
-			if b, err := env.BroadcastShapes(v.Shape, src.Shape); err != nil || !sameShape(b, v.Shape) {
+		if !sym.EqualLists(v.Shape, src.Shape) {
+			if b, err := env.BroadcastShapes(v.Shape, src.Shape); err != nil || !sym.EqualLists(b, v.Shape) {
 				return nil, Errorf(CodeShape, "", "expected src to have a size equal to the slice of self. src size = %s, slice size = %s",
 					shapeString(src.Shape), shapeString(v.Shape))
 			}

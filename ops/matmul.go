@@ -119,7 +119,7 @@ func (env *Env) checkBias(bias *ir.TensorType, shape []sym.Expr) error {
 	if err != nil {
 		return err
 	}
-	if !sameShape(b, shape) {
+	if !sym.EqualLists(b, shape) {
 		return Errorf(CodeShape, "", "The expanded size of the tensor (%s) must match the existing size (%s)", shapeString(shape), shapeString(bias.Shape))
 	}
 	return nil

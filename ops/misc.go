@@ -83,7 +83,7 @@ func metaStack(env *Env, c *Call) ([]ir.Type, error) {
 		return nil, Errorf(CodeShape, "", "stack expects a non-empty TensorList")
 	}
 	for i, t := range ts[1:] {
-		if !sameShape(t.Shape, ts[0].Shape) {
+		if !sym.EqualLists(t.Shape, ts[0].Shape) {
 			return nil, Errorf(CodeShape, "", "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", shapeString(ts[0].Shape), shapeString(t.Shape), i+1)
 		}
 	}

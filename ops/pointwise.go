@@ -144,7 +144,7 @@ func (env *Env) inplaceResult(c *Call, kind PromotionKind, promoted ir.DType, sh
 	if err != nil {
 		return nil, err
 	}
-	if !sameShape(self.Shape, shape) {
+	if !sym.EqualLists(self.Shape, shape) {
 		return nil, Errorf(CodeShape, "in-place ops cannot grow self; use the out-of-place op",
 			"output with shape %s doesn't match the broadcast shape %s", shapeString(self.Shape), shapeString(shape))
 	}
@@ -152,18 +152,6 @@ func (env *Env) inplaceResult(c *Call, kind PromotionKind, promoted ir.DType, sh
 		return nil, errCannotCast(res, self.DType)
 	}
 	return self.Clone(), nil
-}
-
-func sameShape(a, b []sym.Expr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sym.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // shapeString prints sizes as PyTorch's messages do: [4, 3].

@@ -100,7 +100,7 @@ func (env *Env) ComputeStride(oldShape, oldStride, newShape []sym.Expr) ([]sym.E
 	}
 	numel := product(oldShape)
 	if isConst(numel, 0) {
-		if sameShape(oldShape, newShape) {
+		if sym.EqualLists(oldShape, newShape) {
 			return copyExprs(oldStride), true
 		}
 		return ir.ContiguousStrides(newShape), true

@@ -409,3 +409,17 @@ func ipow(a, n int64) int64 {
 	}
 	return r
 }
+
+// EqualLists reports whether a and b hold equal expressions, in order
+// (shapes, strides).
+func EqualLists(a, b []Expr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -204,7 +204,7 @@ func (e *emitter) batchedMatmul(x, y *ir.Value) *ir.Value {
 
 // expand is x.expand(shape), skipped when x already has that shape.
 func (e *emitter) expand(x *ir.Value, shape []sym.Expr, args []ir.Arg) *ir.Value {
-	if t := tensor(x); t == nil || sameExprs(t.Shape, shape) {
+	if t := tensor(x); t == nil || sym.EqualLists(t.Shape, shape) {
 		return x
 	}
 	return e.call("aten::expand.default", []ir.Arg{val(x), ir.ListArg(args...)})
@@ -237,18 +237,6 @@ func sameShapeArgs(t *ir.TensorType, shape []ir.Arg) bool {
 	for i, a := range shape {
 		s, err := ops.ArgSymInt(a)
 		if err != nil || !sym.Equal(s, t.Shape[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameExprs(a, b []sym.Expr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sym.Equal(a[i], b[i]) {
 			return false
 		}
 	}
