@@ -39,6 +39,9 @@ var headerTypes = map[string]map[string]string{
 	"038_export_training_ir_input_and_buffer_add_":    {"b_buffer": "f32[4, 4]", "x": "f32[4, 4]"},
 	"039_export_run_decompositions_buffer_mutation": {"p_linear_weight": "f32[2, 2]", "p_linear_bias": "f32[2]",
 		"b_buffer": "f32[2, 2]", "x": "f32[2, 2]"},
+	"031_log_prefixed_post_grad_cpu": {"arg0_1": "f32[8, 16][16, 1]cpu", "arg1_1": "f32[16][1]cpu"},
+	// buf3 is Inductor's buffer for the written-back input: typed like it
+	"032_graph_fragment_node_form_copy_":             {"arg0_1": "f32[3, 64, 64][4096, 64, 1]cuda:0", "buf3": "f32[3, 64, 64][4096, 64, 1]cuda:0"},
 	"044_makefx_setitem_symint_copy_into_select":     {"x_1": "f32[10]"},
 	"046_makefx_nested_tuple_return_sym_size":        {"x_1": "f32[3, 1]", "y_1": "f32[5]"},
 	"047_makefx_resize_from_zero_return_none":        {"x_1": "f32[0]", "y_1": "f32[2]"},
