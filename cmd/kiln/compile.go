@@ -157,6 +157,10 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program) err
 		for ci, c := range rec.Columns {
 			files[fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)] = c.Text
 		}
+		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the loop IR joins the report
+			rec.Add("loop IR", p.PreFusion)
+			rec.Add("fused", p.Loop.String())
+		}
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			return err
@@ -178,6 +182,16 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program) err
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "graph.svg"), svg, 0o644)
+}
+
+// programOf is g's back-end program, nil when g was not lowered.
+func programOf(progs []*driver.Program, g *ir.Graph) *driver.Program {
+	for _, p := range progs {
+		if p.Graph == g {
+			return p
+		}
+	}
+	return nil
 }
 
 // kernelClusters maps each node of g to the fused kernel that computes it,
