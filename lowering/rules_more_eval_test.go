@@ -7,10 +7,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/passes"
 )
 
 // loopEval runs a lowered Program in float64 registers, with the dtype
@@ -30,32 +32,69 @@ type loopEval struct {
 // the program for further checks.
 func checkLowering(t *testing.T, src string, ints map[string][]int64) *lowering.Program {
 	t.Helper()
-	return runChecked(t, src, ints, false)
+	return runChecked(t, src, checkOpts{override: intInputs(ints)})
+}
+
+// checkLoweringFloats is checkLowering with float inputs given by name
+// (NaN and ties included), converted to each input's dtype.
+func checkLoweringFloats(t *testing.T, src string, floats map[string][]float64) *lowering.Program {
+	t.Helper()
+	return runChecked(t, src, checkOpts{override: func(name string, tt *interp.Tensor) *interp.Tensor {
+		if vals, ok := floats[name]; ok {
+			return interp.FromFloats(tt.DType, tt.Shape, vals)
+		}
+		return tt
+	}})
+}
+
+// checkLoweringDynamic is checkLowering with fakeprop capturing dynamic
+// output shapes (torch._dynamo.config.capture_dynamic_output_shape_ops),
+// as a boolean-mask index_put needs.
+func checkLoweringDynamic(t *testing.T, src string, ints map[string][]int64) *lowering.Program {
+	t.Helper()
+	return runChecked(t, src, checkOpts{override: intInputs(ints), cfg: passes.Config{CaptureDynamicOutputShapeOps: true}})
+}
+
+// checkOpts are runChecked's knobs.
+type checkOpts struct {
+	override func(string, *interp.Tensor) *interp.Tensor // input by name
+	fuse     bool                                        // run the scheduler before evaluating
+	cfg      passes.Config
+}
+
+// intInputs overrides integer inputs by name.
+func intInputs(ints map[string][]int64) func(string, *interp.Tensor) *interp.Tensor {
+	return func(name string, tt *interp.Tensor) *interp.Tensor {
+		if vals, ok := ints[name]; ok {
+			return interp.FromInts(tt.DType, tt.Shape, vals)
+		}
+		return tt
+	}
 }
 
 // checkFused is checkLowering with the scheduler's Fuse run on the
 // program before it is evaluated.
 func checkFused(t *testing.T, src string, ints map[string][]int64) *lowering.Program {
 	t.Helper()
-	return runChecked(t, src, ints, true)
+	return runChecked(t, src, checkOpts{override: intInputs(ints), fuse: true})
 }
 
-func runChecked(t *testing.T, src string, ints map[string][]int64, fuse bool) *lowering.Program {
+func runChecked(t *testing.T, src string, o checkOpts) *lowering.Program {
 	t.Helper()
-	g := compile(t, t.Name()+".fx", src, defaultPipeline)
+	g, ctx := fxtest.Run(t, t.Name()+".fx", src, defaultPipeline, o.cfg)
+	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
 	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
 	require.NoError(t, err)
 	require.NoError(t, lowering.Verify(p), "%s", p)
-	if fuse {
+	if o.fuse {
 		_, err := lowering.Fuse(p, lowering.FuseOptions{})
 		require.NoError(t, err)
 	}
 	inputs, err := interp.MakeInputs(g, interp.Options{Seed: 7})
 	require.NoError(t, err)
 	for i, v := range g.Inputs {
-		if vals, ok := ints[v.Name]; ok {
-			tt := inputs[i].(*interp.Tensor)
-			inputs[i] = interp.FromInts(tt.DType, tt.Shape, vals)
+		if tt, ok := inputs[i].(*interp.Tensor); ok {
+			inputs[i] = o.override(v.Name, tt)
 		}
 	}
 	before := interp.CopyValues(inputs)
@@ -310,9 +349,14 @@ var evalFns = map[string]func(a []float64) float64{
 		}
 		return math.Min(a[0], a[1])
 	},
-	"lt":    func(a []float64) float64 { return b2f(a[0] < a[1]) },
-	"where": func(a []float64) float64 { return map[bool]float64{true: a[1], false: a[2]}[a[0] != 0] },
-	"rsqrt": func(a []float64) float64 { return 1 / math.Sqrt(a[0]) }, "sqrt": func(a []float64) float64 { return math.Sqrt(a[0]) },
+	"lt":          func(a []float64) float64 { return b2f(a[0] < a[1]) },
+	"ge":          func(a []float64) float64 { return b2f(a[0] >= a[1]) },
+	"eq":          func(a []float64) float64 { return b2f(a[0] == a[1]) },
+	"ne":          func(a []float64) float64 { return b2f(a[0] != a[1]) },
+	"isnan":       func(a []float64) float64 { return b2f(math.IsNaN(a[0])) },
+	"logical_and": func(a []float64) float64 { return b2f(a[0] != 0 && a[1] != 0) },
+	"where":       func(a []float64) float64 { return map[bool]float64{true: a[1], false: a[2]}[a[0] != 0] },
+	"rsqrt":       func(a []float64) float64 { return 1 / math.Sqrt(a[0]) }, "sqrt": func(a []float64) float64 { return math.Sqrt(a[0]) },
 	"reciprocal": func(a []float64) float64 { return 1 / a[0] },
 	"exp":        func(a []float64) float64 { return math.Exp(a[0]) },
 	"log":        func(a []float64) float64 { return math.Log(a[0]) },

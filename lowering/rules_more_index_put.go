@@ -23,6 +23,9 @@ func indexPutRules() map[string]rule {
 }
 
 func lowerIndexPut(l *lowerer, c *ops.Call) error {
+	if m, ok := maskedPut(c); ok {
+		return l.lowerMaskedPut(c, m)
+	}
 	out, self, err := l.copyOfSelf(c)
 	if err != nil {
 		return err

@@ -50,12 +50,14 @@ class GraphModule(torch.nn.Module):
 func TestIndexPutBoolMaskRefused(t *testing.T) {
 	const src = `
 class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[4][1]cpu", m: "b8[4][1]cpu", v: "f32[1][1]cpu"):
-        put: "f32[4][1]cpu" = torch.ops.aten.index_put.default(x, [m], v)
+    def forward(self, x: "f32[4, 3][3, 1]cpu", m: "b8[4][1]cpu", i: "i64[1][1]cpu", v: "f32[1][1]cpu"):
+        put: "f32[4, 3][3, 1]cpu" = torch.ops.aten.index_put.default(x, [m, i], v)
         return (put,)
 `
 	// fakeprop lets a mask through only when dynamic output shapes are
-	// captured (PyTorch's index_put runs nonzero on it).
+	// captured (PyTorch's index_put runs nonzero on it). A mask alone is a
+	// where (TestIndexPutMaskLowering); beside an index tensor, the
+	// positions the index pairs with depend on the mask's data.
 	res, err := fx.Parse("mask.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
 	require.NoError(t, err)
 	g := res.Module.Graphs[0]

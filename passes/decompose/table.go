@@ -1,6 +1,8 @@
 package decompose
 
 import (
+	"slices"
+
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 )
@@ -30,7 +32,11 @@ const (
 )
 
 // table is the decomposition table: ops decomposed, then ops left whole.
-var table = []Rule{
+var table = slices.Concat(decomposed, foreachRows(), kept)
+
+// decomposed are the hand-written decompositions (the _foreach_ rows are
+// generated from their own table, rules_foreach.go).
+var decomposed = []Rule{
 	{"aten::_softmax.default", "upcast f16/bf16 to f32, x-amax(keepdim), exp, sum(keepdim), div, cast back unless half_to_float (" + decomps + " _softmax)", softmax},
 	{"aten::softmax.int", "cast to dtype if given, then as _softmax (ATen softmax.int -> _softmax)", softmax},
 	{"aten::_log_softmax.default", "upcast, x-amax, exp, sum, log, sub, cast back (" + decomps + " _log_softmax)", logSoftmax},
@@ -69,7 +75,13 @@ var table = []Rule{
 	{"aten::matmul.default", "dot/mv/mm by rank; batch x matrix folds into mm; else expand, reshape, bmm, view (" + decomps + " matmul, ATen _matmul_impl)", matmul},
 	{"aten::linear.default", "permute weight; 2-d: mm+add; contiguous n-d: view, mm+add, view; else matmul+add (ATen linear/_flatten_nd_linear)", linear},
 	{"aten::t.default", "permute with reversed dims (" + refs + " t via transpose, which core ATen spells permute)", t},
+	{"aten::conv1d.default", "convolution(input, weight, bias, stride, padding, dilation, transposed=False, output_padding=[0], groups) (ATen Convolution.cpp conv1d)", convNd},
+	{"aten::conv2d.default", "convolution(..., transposed=False, output_padding=[0, 0], groups) (ATen Convolution.cpp conv2d)", convNd},
+	{"aten::conv3d.default", "convolution(..., transposed=False, output_padding=[0, 0, 0], groups) (ATen Convolution.cpp conv3d)", convNd},
+}
 
+// kept are the ops deliberately left whole.
+var kept = []Rule{
 	{"aten::var_mean.correction", "whole: lowering turns it into one two-stage (Welford) reduction kernel", nil},
 	{"aten::mm.default", "whole: extern kernel", nil},
 	{"aten::bmm.default", "whole: extern kernel", nil},
