@@ -20,11 +20,13 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
+	_ "github.com/kiln-compiler/kiln/passes/decompose"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
 	_ "github.com/kiln-compiler/kiln/passes/functionalize"
 )
 
-const defaultPipeline = "fakeprop,functionalize,align,dce"
+// defaultPipeline is what `kiln compile` runs before lowering.
+const defaultPipeline = "fakeprop,functionalize,decompose,align,dce"
 
 // compileFX parses an FX graph and runs the pipeline.
 func compileFX(t *testing.T, file, src, pipeline string) *ir.Graph {
