@@ -345,29 +345,6 @@ func (g *Graph) UsedNames() map[string]bool {
 	return names
 }
 
-// Namer hands out FX-style fresh names: "add", "add_1", "add_2", ...
-type Namer struct {
-	used map[string]bool
-}
-
-// NewNamer starts from the names already taken in g.
-func NewNamer(g *Graph) *Namer { return &Namer{used: g.UsedNames()} }
-
-// Fresh returns base if free, else base_N for the smallest free N.
-func (nm *Namer) Fresh(base string) string {
-	if !nm.used[base] {
-		nm.used[base] = true
-		return base
-	}
-	for i := 1; ; i++ {
-		name := fmt.Sprintf("%s_%d", base, i)
-		if !nm.used[name] {
-			nm.used[name] = true
-			return name
-		}
-	}
-}
-
 // Attrs are derived facts as ordered key=value pairs, printed as a trailing
 // comment (`# align=4 vec=1`).
 type Attrs []Attr

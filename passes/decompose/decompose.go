@@ -61,7 +61,7 @@ type decomposer struct {
 	ctx   *passes.Context
 	g     *ir.Graph
 	env   *ops.Env
-	names *namer
+	names *ir.Namer
 	// oldStorage is the largest storage id the graph held before the pass;
 	// larger ones are fresh allocations of the decompositions.
 	oldStorage ir.StorageID
@@ -70,7 +70,7 @@ type decomposer struct {
 // Run decomposes every node the table has a decomposition for, in one
 // forward sweep: later nodes already read the replacements of earlier ones.
 func (Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
-	d := &decomposer{ctx: ctx, g: g, env: ops.NewEnv(g), names: newNamer(g), oldStorage: maxStorage(g)}
+	d := &decomposer{ctx: ctx, g: g, env: ops.NewEnv(g), names: ir.NewNamer(g), oldStorage: maxStorage(g)}
 	d.env.ReserveStorage(d.oldStorage)
 	out := make([]*ir.Node, 0, len(g.Nodes))
 	changed := false
@@ -131,7 +131,7 @@ func (d *decomposer) node(n *ir.Node, r *Rule) ([]*ir.Node, bool) {
 		results = d.finish(e, results)
 	}
 	if e.err != nil {
-		d.names.release(e.taken)
+		releaseNames(d.names, e.taken)
 		if why, ok := isKeepWhole(e.err); ok {
 			d.ctx.Remark(n, RemarkKept, "%s (%s) kept whole: %s", n.Name, n.Target, why)
 		} else {

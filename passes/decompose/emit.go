@@ -3,7 +3,6 @@ package decompose
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -52,7 +51,7 @@ func isKeepWhole(err error) (string, bool) {
 
 // name returns a fresh name derived from the original node's.
 func (e *emitter) name(suffix string) string {
-	n := e.d.names.fresh(e.orig.Name + "_" + suffix)
+	n := e.d.names.Fresh(e.orig.Name + "_" + suffix)
 	e.taken = append(e.taken, n)
 	return n
 }
@@ -129,7 +128,7 @@ func (e *emitter) try(f func() *ir.Value) (*ir.Value, bool) {
 	mark, names := len(e.nodes), len(e.taken)
 	v := f()
 	if e.err != nil {
-		e.d.names.release(e.taken[names:])
+		releaseNames(e.d.names, e.taken[names:])
 		e.nodes, e.taken, e.err = e.nodes[:mark], e.taken[:names], nil
 		clear(e.casts)
 		return nil, false
@@ -270,32 +269,9 @@ type sizeRef struct {
 	dim int
 }
 
-// namer hands out fresh FX-style names (base, base_1, ...).
-type namer struct {
-	used map[string]bool
-	next map[string]int
-}
-
-func newNamer(g *ir.Graph) *namer { return &namer{used: g.UsedNames(), next: map[string]int{}} }
-
-func (nm *namer) fresh(base string) string {
-	if !nm.used[base] {
-		nm.used[base] = true
-		return base
-	}
-	for i := max(nm.next[base], 1); ; i++ {
-		name := base + "_" + strconv.Itoa(i)
-		if !nm.used[name] {
-			nm.used[name] = true
-			nm.next[base] = i + 1
-			return name
-		}
-	}
-}
-
-func (nm *namer) release(names []string) {
+// releaseNames frees the names a failed decomposition took.
+func releaseNames(nm *ir.Namer, names []string) {
 	for _, n := range names {
-		delete(nm.used, n)
+		nm.Release(n)
 	}
-	clear(nm.next) // counters may now skip freed names
 }

@@ -47,7 +47,7 @@ func TestMismatchKeepsNodeWhole(t *testing.T) {
 	}
 	assert.Equal(t, []string{"decompose-failed: silu (aten::silu.default) kept whole: its decomposition failed: it gives f64[4][1]cpu for silu, which PyTorch's op types f32[4][1]cpu"}, warned)
 	// The names the failed attempt took are free again.
-	assert.Equal(t, "silu_sigmoid", newNamer(g).fresh("silu_sigmoid"))
+	assert.Equal(t, "silu_sigmoid", ir.NewNamer(g).Fresh("silu_sigmoid"))
 }
 
 // decompose needs types and a functional graph: the pipeline parser

@@ -17,7 +17,7 @@ import (
 type Builder struct {
 	G     *ir.Graph
 	Env   *ops.Env
-	Names *Namer
+	Names *ir.Namer
 	Out   []*ir.Node
 	// Undo records changes to kept nodes and values, for Restore on failure.
 	Undo Undo
@@ -31,7 +31,7 @@ type Builder struct {
 func NewBuilder(g *ir.Graph) *Builder {
 	env := ops.NewEnv(g)
 	env.ReserveStorage(maxStorage(g))
-	return &Builder{G: g, Env: env, Names: NewNamer(g), Out: make([]*ir.Node, 0, len(g.Nodes)+len(g.Nodes)/4)}
+	return &Builder{G: g, Env: env, Names: ir.NewNamer(g), Out: make([]*ir.Node, 0, len(g.Nodes)+len(g.Nodes)/4)}
 }
 
 func maxStorage(g *ir.Graph) ir.StorageID {

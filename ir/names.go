@@ -1,23 +1,21 @@
-package functionalize
+package ir
 
 import (
 	"strconv"
-
-	"github.com/kiln-compiler/kiln/ir"
+	"strings"
 )
 
-// Namer hands out FX-style names in amortized constant time: the op name,
-// then name_1, name_2, ...; Python builtins and keywords start at _1, as
-// torch.fx's _Namespace does (slice_1, sum_1). ir.Namer restarts its count
-// at 1 on every call, which is quadratic on the million-node graphs the
-// benchmarks build.
+// Namer hands out FX-style fresh names in amortized constant time: the
+// base, then base_1, base_2, ... (the smallest free suffix); Python
+// builtins and keywords start at _1, as torch.fx's _Namespace does
+// (slice_1, sum_1). Every pass that makes nodes names them through one.
 type Namer struct {
 	used map[string]bool
-	next map[string]int
+	next map[string]int // smallest suffix that may be free, per base
 }
 
 // NewNamer starts from the names g already uses.
-func NewNamer(g *ir.Graph) *Namer {
+func NewNamer(g *Graph) *Namer {
 	return &Namer{used: g.UsedNames(), next: map[string]int{}}
 }
 
@@ -40,9 +38,18 @@ func (nm *Namer) Fresh(base string) string {
 	}
 }
 
-// Release frees name (a node that is dropped), so that its replacement
-// can take it.
-func (nm *Namer) Release(name string) { delete(nm.used, name) }
+// Release frees name (a node that is dropped), so that a later Fresh can
+// hand it out again.
+func (nm *Namer) Release(name string) {
+	delete(nm.used, name)
+	if i := strings.LastIndexByte(name, '_'); i > 0 {
+		if n, err := strconv.Atoi(name[i+1:]); err == nil && n >= 1 {
+			if base := name[:i]; nm.next[base] > n {
+				nm.next[base] = n
+			}
+		}
+	}
+}
 
 // Take marks name used (a node that keeps or inherits its name).
 func (nm *Namer) Take(name string) { nm.used[name] = true }
