@@ -185,24 +185,10 @@ func promoted(c *ops.Call, names []string) (ir.DType, error) {
 
 // operandDType is a tensor's dtype, or the dtype a Python scalar promotes as.
 func operandDType(a ir.Arg) (ir.DType, error) {
-	switch a.Kind {
-	case ir.ArgInt:
-		return ir.I64, nil
-	case ir.ArgFloat:
-		return ir.F64, nil
-	case ir.ArgBool:
-		return ir.Bool, nil
-	case ir.ArgValue:
-		switch t := a.Value.Type; t.Kind {
-		case ir.KindTensor:
-			return t.Tensor.DType, nil
-		case ir.KindSymInt:
-			return ir.I64, nil
-		case ir.KindSymBool:
-			return ir.Bool, nil
-		}
+	if a.Kind == ir.ArgValue && a.Value.Type.Kind == ir.KindTensor {
+		return a.Value.Type.Tensor.DType, nil
 	}
-	return ir.Invalid, fmt.Errorf("operand %s is neither a tensor nor a number", a.String())
+	return ops.ScalarArgDType(a)
 }
 
 // Builders for the common shapes of body.

@@ -90,7 +90,7 @@ func factory(sizeParam, fill string) MetaFunc {
 // fillDType is the dtype a fill value implies: float -> default float,
 // int -> i64, bool -> bool.
 func fillDType(a ir.Arg) (ir.DType, error) {
-	dt, err := scalarArgDType(a)
+	dt, err := ScalarArgDType(a)
 	if err != nil {
 		if a.Kind == ir.ArgValue && a.Value.Type.Kind == ir.KindTensor {
 			return a.Value.Type.Tensor.DType, nil
@@ -161,7 +161,7 @@ func metaArange(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	def := ir.I64
 	for _, a := range []ir.Arg{start, end, step} {
-		dt, err := scalarArgDType(a)
+		dt, err := ScalarArgDType(a)
 		if err != nil {
 			return nil, err
 		}

@@ -51,7 +51,7 @@ func readOperands(c *Call, names []string) ([]operand, error) {
 			o.tensor = a.Value.Type.Tensor
 			o.dtype = o.tensor.DType
 		} else {
-			dt, err := scalarArgDType(a)
+			dt, err := ScalarArgDType(a)
 			if err != nil {
 				return nil, fmt.Errorf("argument %s: %w", o.name, err)
 			}
@@ -62,8 +62,9 @@ func readOperands(c *Call, names []string) ([]operand, error) {
 	return out, nil
 }
 
-// scalarArgDType is the dtype a Python number or symbolic scalar promotes as.
-func scalarArgDType(a ir.Arg) (ir.DType, error) {
+// ScalarArgDType is the dtype a Python number or symbolic scalar promotes
+// as in type promotion (int → i64, float → f64, bool → bool).
+func ScalarArgDType(a ir.Arg) (ir.DType, error) {
 	switch a.Kind {
 	case ir.ArgInt:
 		return ir.I64, nil
