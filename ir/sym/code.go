@@ -49,17 +49,7 @@ func writeCode(b *strings.Builder, e Expr) {
 	}
 }
 
-func writeCallCode(b *strings.Builder, name string, args []Expr) {
-	b.WriteString(name)
-	b.WriteByte('(')
-	for i, a := range args {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		writeCode(b, a)
-	}
-	b.WriteByte(')')
-}
+func writeCallCode(b *strings.Builder, name string, args []Expr) { writeCallWith(b, name, args, writeCode) }
 
 func writeJoinedCode(b *strings.Builder, args []Expr, sep string) {
 	b.WriteByte('(')

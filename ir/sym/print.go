@@ -148,14 +148,18 @@ var callNames = map[op]string{opMod: "Mod", opMax: "Max", opMin: "Min", opEq: "E
 
 var relSymbols = map[op]string{opLt: " < ", opLe: " <= ", opGt: " > ", opGe: " >= "}
 
-func writeCall(b *strings.Builder, name string, args []Expr) {
+func writeCall(b *strings.Builder, name string, args []Expr) { writeCallWith(b, name, args, writeExpr) }
+
+// writeCallWith prints name(arg, arg, ...) with write printing each
+// argument (sympy's spelling or C's).
+func writeCallWith(b *strings.Builder, name string, args []Expr, write func(*strings.Builder, Expr)) {
 	b.WriteString(name)
 	b.WriteByte('(')
 	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		writeExpr(b, a)
+		write(b, a)
 	}
 	b.WriteByte(')')
 }
