@@ -49,7 +49,9 @@ func writeCode(b *strings.Builder, e Expr) {
 	}
 }
 
-func writeCallCode(b *strings.Builder, name string, args []Expr) { writeCallWith(b, name, args, writeCode) }
+func writeCallCode(b *strings.Builder, name string, args []Expr) {
+	writeCallWith(b, name, args, writeCode)
+}
 
 func writeJoinedCode(b *strings.Builder, args []Expr, sep string) {
 	b.WriteByte('(')
