@@ -75,7 +75,7 @@ func renameStageVars(st *Stage, m map[string]sym.Expr) {
 		switch in.Op {
 		case OpLoad, OpStore:
 			in.Access.Index = in.Access.Index.Subst(m)
-		case OpIndex:
+		case OpIndex, OpCheck:
 			in.Expr = in.Expr.Subst(m)
 		}
 	}

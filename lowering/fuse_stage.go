@@ -100,6 +100,9 @@ func (s *scheduler) place(g *group, t *Stage, in *Instr, repl map[*Instr]*Instr)
 			return
 		}
 	}
+	if in.Op == OpCheck && hasCheck(t, in) {
+		return // two ops gathering through one index tensor check it once
+	}
 	t.Body = append(t.Body, in)
 	switch in.Op {
 	case OpStore:
@@ -108,6 +111,17 @@ func (s *scheduler) place(g *group, t *Stage, in *Instr, repl map[*Instr]*Instr)
 	case OpLoad:
 		g.noteLoad(t, in)
 	}
+}
+
+// hasCheck reports whether stage t already makes check c: same value,
+// bound, range and message.
+func hasCheck(t *Stage, c *Instr) bool {
+	for _, in := range t.Body {
+		if in.Op == OpCheck && in.Args[0] == c.Args[0] && sym.Equal(in.Expr, c.Expr) && *in.Check == *c.Check {
+			return true
+		}
+	}
+	return false
 }
 
 // noteLoad remembers a load of a buffer the group does not write.
@@ -305,7 +319,9 @@ func cleanKernel(k *Kernel, dead func(*Buffer) bool, maxStage int) {
 		body := k.Stages[i].Body
 		for j := len(body) - 1; j >= 0; j-- {
 			in := body[j]
-			if in.Op == OpStore && !dead(in.Access.Buffer) {
+			// Roots: live stores, and checks, which raise whether or not
+			// anything reads the value they guard (as PyTorch raises).
+			if in.Op == OpStore && !dead(in.Access.Buffer) || in.Op == OpCheck {
 				live[in] = true
 			}
 			if live[in] {

@@ -1,6 +1,9 @@
 package lowering
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 )
@@ -176,10 +179,16 @@ const (
 	OpCast                  // Args[0] converted to DType with PyTorch's rounding and wrapping
 	OpBitcast               // Args[0]'s bits reinterpreted as DType (same size)
 	OpReduce                // Reduce over the stage's ranges of Args[0]; value available after the loop
+	// OpCheck fails the kernel with Check's message unless Args[0] (an
+	// int64 index read from a tensor) lies in [0, Expr), or in [-Expr,
+	// Expr) when Check.Neg. It has no value and no users: like a store it
+	// is a root that dead-code removal keeps, and it precedes the accesses
+	// that use the index, so a bad index never reaches memory.
+	OpCheck
 )
 
 func (o Opcode) String() string {
-	return [...]string{"load", "store", "const", "index", "call", "cast", "bitcast", "reduce"}[o]
+	return [...]string{"load", "store", "const", "index", "call", "cast", "bitcast", "reduce", "check"}[o]
 }
 
 // Instr is one scalar operation. Values have a DType; codegen keeps f16,
@@ -196,6 +205,44 @@ type Instr struct {
 	Expr   sym.Expr // OpIndex
 	Fn     string   // OpCall: a name from Fns
 	Reduce ReduceOp // OpReduce
+	Check  *Check   // OpCheck: the accepted range and the message (Expr is the size)
+}
+
+// Check is what an OpCheck accepts and raises: PyTorch's bounds check of
+// an index read from a tensor (gather, scatter, embedding, index.Tensor,
+// index_put, index_select, index_add/copy/fill).
+type Check struct {
+	// Neg accepts negative indices, which count from the end (-size <= i
+	// < size: index.Tensor, index_put, index_fill); otherwise 0 <= i <
+	// size (gather, scatter, embedding, index_select, index_add/copy).
+	Neg bool
+	// Msg is PyTorch's message as data: CheckIndex and CheckSize stand
+	// for the offending value and the size, filled in when the check
+	// fails ("index {index} is out of bounds for dimension 0 with size
+	// {size}"); every other byte is literal.
+	Msg string
+}
+
+// The placeholders of Check.Msg.
+const (
+	CheckIndex = "{index}"
+	CheckSize  = "{size}"
+)
+
+// Message is the error text of a failed check of value index against
+// size. Code generators emit the same substitution (the Go runtime's
+// rt.IndexError, the CUDA host's kiln_check_message).
+func (c *Check) Message(index, size int64) string {
+	return strings.NewReplacer(CheckIndex, strconv.FormatInt(index, 10), CheckSize, strconv.FormatInt(size, 10)).Replace(c.Msg)
+}
+
+// Accepts reports whether index passes the check against size.
+func (c *Check) Accepts(index, size int64) bool {
+	lo := int64(0)
+	if c.Neg {
+		lo = -size
+	}
+	return lo <= index && index < size
 }
 
 // Access is a load or store address: element Index (in units of DType) of

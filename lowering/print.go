@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -121,9 +122,25 @@ func (in *Instr) String() string {
 		return fmt.Sprintf("tmp%d = %s(%s) : %s", in.ID, in.Fn, argsString(in.Args), in.DType.Abbr())
 	case OpReduce:
 		return fmt.Sprintf("tmp%d = reduce %s(%s) : %s", in.ID, in.Reduce, argsString(in.Args), in.DType.Abbr())
+	case OpCheck:
+		return checkString(in)
 	default: // cast, bitcast
 		return fmt.Sprintf("tmp%d = %s(%s) : %s", in.ID, in.Op, argsString(in.Args), in.DType.Abbr())
 	}
+}
+
+// checkString prints "check 0 <= tmp3 < 100 "index {index} is out of
+// bounds ..."" (the lower bound is -size when negative indices count from
+// the end).
+func checkString(in *Instr) string {
+	lo, msg := "0", ""
+	if in.Check != nil {
+		msg = in.Check.Msg
+		if in.Check.Neg {
+			lo = sym.Neg(in.Expr).String()
+		}
+	}
+	return fmt.Sprintf("check %s <= %s < %s %s", lo, argsString(in.Args), in.Expr, strconv.Quote(msg))
 }
 
 func argsString(args []*Instr) string {

@@ -11,8 +11,9 @@ import (
 
 // Indirect indexing: a kernel loads an index tensor into an int64
 // instruction, and the gathered load's index names it as the symbol
-// "tmp<ID>" (Access.Indirect lists it). Negative indices wrap where
-// PyTorch allows them (index.Tensor), as Python indexing does.
+// "tmp<ID>" (Access.Indirect lists it). Every loaded index is checked
+// first (rules_index_check.go); negative indices wrap where PyTorch allows
+// them (index.Tensor), as Python indexing does.
 
 func indirectRules() map[string]rule {
 	return map[string]rule{
@@ -27,11 +28,13 @@ func indirectRules() map[string]rule {
 // tmpSym is the index-expression symbol naming an instruction.
 func tmpSym(in *Instr) sym.Expr { return sym.Symbol("tmp" + strconv.Itoa(in.ID)) }
 
-// loadIndex reads an index tensor at idx as int64; wrap adds size to a
-// negative index.
-func (b *kbuilder) loadIndex(r tensorRef, idx []sym.Expr, size sym.Expr, wrap bool) *Instr {
+// loadIndex reads an index tensor at idx as int64, checks it against
+// size (the extent of self's dim) as the op does, and wraps a negative
+// index where the op accepts one.
+func (b *kbuilder) loadIndex(r tensorRef, idx []sym.Expr, size sym.Expr, dim int, chk boundsCheck) *Instr {
 	t := b.cast(b.load(r, idx), ir.I64)
-	if !wrap {
+	b.check(t, size, dim, chk)
+	if !chk.neg {
 		return t
 	}
 	neg := b.call("lt", ir.Bool, t, b.constInt(0, ir.I64))
@@ -54,10 +57,14 @@ func lowerEmbedding(l *lowerer, c *ops.Call) error {
 	if len(w.layout.Shape) != 2 {
 		return noLowering(c.Node, "", "embedding with a weight of rank %d", len(w.layout.Shape))
 	}
+	chk, err := boundsOf(c)
+	if err != nil {
+		return err
+	}
 	shape := out.layout.Shape
 	x := outerVars(len(shape))
 	b := l.newKernel(shape)
-	t := b.loadIndex(ix, x[:len(shape)-1], w.layout.Shape[0], false)
+	t := b.loadIndex(ix, x[:len(shape)-1], w.layout.Shape[0], 0, chk)
 	b.store(out, x, b.gatherLoad(w, []sym.Expr{tmpSym(t), x[len(shape)-1]}, []*Instr{t}))
 	return nil
 }
@@ -86,6 +93,10 @@ func selectAlong(l *lowerer, c *ops.Call, at func(x []sym.Expr, d int) []sym.Exp
 	if err != nil {
 		return err
 	}
+	chk, err := boundsOf(c)
+	if err != nil {
+		return err
+	}
 	shape := out.layout.Shape
 	x := outerVars(len(shape))
 	b := l.newKernel(shape)
@@ -93,7 +104,7 @@ func selectAlong(l *lowerer, c *ops.Call, at func(x []sym.Expr, d int) []sym.Exp
 	if len(ix.layout.Shape) == 0 {
 		ixAt = nil
 	}
-	src, ind := b.indexAlong(ix, ixAt, x, d, self.layout.Shape[d], false)
+	src, ind := b.indexAlong(ix, ixAt, x, d, self.layout.Shape[d], chk)
 	b.store(out, x, b.gatherLoad(self, src, ind))
 	return nil
 }
@@ -130,6 +141,7 @@ type advIndex struct {
 	dims   []int       // the self dim each indexes
 	self   []sym.Expr  // self's shape
 	first  int         // where the broadcast dims sit in the result
+	check  boundsCheck // the op's check of each index
 	bshape []sym.Expr  // the index tensors' broadcast shape
 	shape  []sym.Expr  // the result's shape
 }
@@ -142,7 +154,11 @@ func (l *lowerer) planAdvIndex(c *ops.Call, self []sym.Expr) (*advIndex, error) 
 	if len(list.Elems) > rank {
 		return nil, fmt.Errorf("%s: %d indices for rank %d", c.Op, len(list.Elems), rank)
 	}
-	a := &advIndex{self: self}
+	chk, err := boundsOf(c)
+	if err != nil {
+		return nil, err
+	}
+	a := &advIndex{self: self, check: chk}
 	for i, e := range list.Elems {
 		if e.Kind == ir.ArgNone {
 			continue
@@ -175,8 +191,9 @@ func (l *lowerer) planAdvIndex(c *ops.Call, self []sym.Expr) (*advIndex, error) 
 	return a, nil
 }
 
-// at loads the index tensors at the result index x (wrapping negative
-// indices) and returns self's index for x and the indirect tmps it names.
+// at loads the index tensors at the result index x (checking them and
+// wrapping negative indices) and returns self's index for x and the
+// indirect tmps it names.
 func (a *advIndex) at(b *kbuilder, x []sym.Expr) ([]sym.Expr, []*Instr) {
 	nb := len(a.bshape)
 	bx := x[a.first : a.first+nb]
@@ -184,7 +201,7 @@ func (a *advIndex) at(b *kbuilder, x []sym.Expr) ([]sym.Expr, []*Instr) {
 	ind := make([]*Instr, 0, len(a.dims))
 	for k, d := range a.dims {
 		r := a.refs[k]
-		t := b.loadIndex(r, broadcastIndex(r.layout.Shape, a.bshape, bx), a.self[d], true)
+		t := b.loadIndex(r, broadcastIndex(r.layout.Shape, a.bshape, bx), a.self[d], d, a.check)
 		src[d], ind = tmpSym(t), append(ind, t)
 	}
 	rest := append(append([]sym.Expr{}, x[:a.first]...), x[a.first+nb:]...)

@@ -3,10 +3,12 @@ package lowering_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
@@ -81,41 +83,12 @@ func checkFused(t *testing.T, src string, ints map[string][]int64) *lowering.Pro
 
 func runChecked(t *testing.T, src string, o checkOpts) *lowering.Program {
 	t.Helper()
-	g, ctx := fxtest.Run(t, t.Name()+".fx", src, defaultPipeline, o.cfg)
-	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
-	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
-	require.NoError(t, err)
-	require.NoError(t, lowering.Verify(p), "%s", p)
-	if o.fuse {
-		_, err := lowering.Fuse(p, lowering.FuseOptions{})
-		require.NoError(t, err)
-	}
-	inputs, err := interp.MakeInputs(g, interp.Options{Seed: 7})
-	require.NoError(t, err)
-	for i, v := range g.Inputs {
-		if tt, ok := inputs[i].(*interp.Tensor); ok {
-			inputs[i] = o.override(v.Name, tt)
-		}
-	}
+	g, p, inputs := lowerChecked(t, src, o)
 	before := interp.CopyValues(inputs)
 	res, err := interp.Run(g, inputs, interp.Options{Seed: 7})
 	require.NoError(t, err)
-
-	e := &loopEval{t: t, env: res.Sym, mem: map[*lowering.Buffer][]float64{}}
-	for _, b := range p.Buffers {
-		e.mem[b] = make([]float64, e.eval(b.Size, nil))
-		for i := range e.mem[b] {
-			e.mem[b][i] = math.NaN()
-		}
-	}
-	for i, in := range p.Inputs {
-		if in.Buffer != nil {
-			e.scatter(in.Buffer, in.Layout, before[i].(*interp.Tensor).Floats())
-		}
-	}
-	for _, k := range p.Kernels {
-		e.kernel(k)
-	}
+	e := newLoopEval(t, p, res.Sym, before)
+	require.Empty(t, e.run(p), "a check failed where interp runs")
 	for i, r := range p.Outputs {
 		if r.Buffer != nil {
 			e.compare(r.Name, r.Layout.DType, res.Outputs[i].(*interp.Tensor).Floats(), e.gather(r.Buffer, r.Layout))
@@ -127,6 +100,94 @@ func runChecked(t *testing.T, src string, o checkOpts) *lowering.Program {
 		}
 	}
 	return p
+}
+
+// lowerChecked compiles and lowers src (fusing when asked) and makes its
+// inputs, overridden by name.
+func lowerChecked(t *testing.T, src string, o checkOpts) (*ir.Graph, *lowering.Program, []any) {
+	t.Helper()
+	g, ctx := fxtest.Run(t, t.Name()+".fx", src, defaultPipeline, o.cfg)
+	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
+	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
+	require.NoError(t, err)
+	require.NoError(t, lowering.Verify(p), "%s", p)
+	if o.fuse {
+		_, err := lowering.Fuse(p, lowering.FuseOptions{})
+		require.NoError(t, err)
+		require.NoError(t, lowering.Verify(p), "%s", p)
+	}
+	inputs, err := interp.MakeInputs(g, interp.Options{Seed: 7})
+	require.NoError(t, err)
+	for i, v := range g.Inputs {
+		if tt, ok := inputs[i].(*interp.Tensor); ok {
+			inputs[i] = o.override(v.Name, tt)
+		}
+	}
+	return g, p, inputs
+}
+
+// checkFails runs src on ints under interp, which must raise, and under
+// loopEval (after fusion when fuse is set), whose failing OpCheck must
+// say exactly what interp says. It returns the message.
+func checkFails(t *testing.T, src string, ints map[string][]int64, fuse bool) string {
+	t.Helper()
+	g, p, inputs := lowerChecked(t, src, checkOpts{override: intInputs(ints), fuse: fuse})
+	before := interp.CopyValues(inputs)
+	_, ierr := interp.Run(g, inputs, interp.Options{Seed: 7})
+	require.Error(t, ierr, "interp accepts the indices")
+	e := newLoopEval(t, p, map[string]int64{}, before)
+	got := e.run(p)
+	require.NotEmpty(t, got, "no check failed:\n%s", p)
+	require.Equal(t, interpMessage(t, ierr), got)
+	return got
+}
+
+// interpMessage is the op's own message in interp's error (PyTorch's),
+// without the position and node interp adds.
+func interpMessage(t *testing.T, err error) string {
+	t.Helper()
+	var d *diag.Diagnostic
+	require.ErrorAs(t, err, &d)
+	return strings.TrimPrefix(d.Message, d.Node+": ")
+}
+
+// newLoopEval allocates p's buffers (NaN: never read before written) and
+// loads the inputs.
+func newLoopEval(t *testing.T, p *lowering.Program, env map[string]int64, inputs []any) *loopEval {
+	e := &loopEval{t: t, env: env, mem: map[*lowering.Buffer][]float64{}}
+	for _, b := range p.Buffers {
+		e.mem[b] = make([]float64, e.eval(b.Size, nil))
+		for i := range e.mem[b] {
+			e.mem[b][i] = math.NaN()
+		}
+	}
+	for i, in := range p.Inputs {
+		if in.Buffer != nil {
+			e.scatter(in.Buffer, in.Layout, inputs[i].(*interp.Tensor).Floats())
+		}
+	}
+	return e
+}
+
+// checkFailed is the panic a failing OpCheck raises inside loopEval.
+type checkFailed struct{ msg string }
+
+// run runs p's kernels in order; it returns the message of the first
+// failing check ("" when none fails), as the generated code stops there.
+func (e *loopEval) run(p *lowering.Program) (failed string) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(checkFailed)
+			if !ok {
+				panic(r)
+			}
+			failed = f.msg
+		}
+	}()
+	for _, k := range p.Kernels {
+		e.kernel(k)
+	}
+	return ""
 }
 
 func (e *loopEval) compare(name string, dt ir.DType, want, got []float64) {
@@ -292,6 +353,11 @@ func (e *loopEval) instr(in *lowering.Instr, vars map[string]int64, vals map[*lo
 		}
 	case lowering.OpIndex:
 		vals[in] = roundTo(in.DType, float64(e.eval(in.Expr, vars)))
+	case lowering.OpCheck:
+		i, size := int64(vals[in.Args[0]]), e.eval(in.Expr, vars)
+		if !in.Check.Accepts(i, size) {
+			panic(checkFailed{in.Check.Message(i, size)})
+		}
 	case lowering.OpCast:
 		vals[in] = roundTo(in.DType, vals[in.Args[0]])
 	case lowering.OpCall:

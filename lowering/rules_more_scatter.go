@@ -17,8 +17,9 @@ import (
 // amax, amin) loads, combines and stores; repeated indices make two
 // iterations update one element, so that kernel is Serial. scatter_reduce
 // with include_self=False first stores the combine's identity at every
-// target. Indices are not wrapped where PyTorch rejects negative ones
-// (scatter, index_add, index_copy); index_fill wraps them as PyTorch does.
+// target. Every index is checked as PyTorch checks it (indexBounds):
+// scatter, index_add and index_copy reject negative ones; index_fill wraps
+// them.
 
 // scatterGeom is how the source space maps to the result.
 type scatterGeom uint8
@@ -38,13 +39,12 @@ const (
 
 // scatterRule is one op of the family.
 type scatterRule struct {
-	geom    scatterGeom
-	src     string // the source tensor parameter; "" when value is a Scalar
-	value   string // the Scalar parameter when src is ""
-	reduce  string // a fixed combine ("sum"), or "@param" to read it from the call
-	legacy  bool   // scatter.reduce spells its combines "add" and "multiply"
-	alpha   bool   // index_add: source scaled by alpha
-	wrapNeg bool   // negative indices count from the end
+	geom   scatterGeom
+	src    string // the source tensor parameter; "" when value is a Scalar
+	value  string // the Scalar parameter when src is ""
+	reduce string // a fixed combine ("sum"), or "@param" to read it from the call
+	legacy bool   // scatter.reduce spells its combines "add" and "multiply"
+	alpha  bool   // index_add: source scaled by alpha
 }
 
 func scatterFamilyRules() map[string]rule {
@@ -56,7 +56,7 @@ func scatterFamilyRules() map[string]rule {
 		"scatter_reduce.two":    {src: "src", reduce: "@reduce"},
 		"index_add":             {geom: geomAlongDim, src: "source", reduce: "sum", alpha: true},
 		"index_copy":            {geom: geomAlongDim, src: "source"},
-		"index_fill.int_Scalar": {geom: geomFill, value: "value", wrapNeg: true},
+		"index_fill.int_Scalar": {geom: geomFill, value: "value"},
 	}
 	out := map[string]rule{}
 	for name, r := range t {
@@ -128,6 +128,10 @@ func (r scatterRule) lower(l *lowerer, c *ops.Call) error {
 	if err != nil {
 		return err
 	}
+	chk, err := boundsOf(c)
+	if err != nil {
+		return err
+	}
 	if c.Has("include_self") {
 		incl, err := c.Bool("include_self")
 		if err != nil {
@@ -135,12 +139,12 @@ func (r scatterRule) lower(l *lowerer, c *ops.Call) error {
 		}
 		if !incl && red != "" {
 			sb := l.newKernel(space)
-			dst, ind := r.target(sb, out, index, d)
+			dst, ind := r.target(sb, out, index, d, chk)
 			sb.scatterStore(out, dst, ind, identity(sb, red, out.layout.DType))
 		}
 	}
 	b := l.newKernel(space)
-	dst, ind := r.target(b, out, index, d)
+	dst, ind := r.target(b, out, index, d, chk)
 	v, err := r.source(b, c, src, out.layout.DType, len(space))
 	if err != nil {
 		return err
@@ -178,9 +182,9 @@ func (r scatterRule) space(c *ops.Call, out, index, src tensorRef, d int) ([]sym
 	return space, nil
 }
 
-// target loads the index for the outer point and returns the result's
-// index it addresses and the indirect tmp.
-func (r scatterRule) target(b *kbuilder, out, index tensorRef, d int) ([]sym.Expr, []*Instr) {
+// target loads (and checks) the index for the outer point and returns
+// the result's index it addresses and the indirect tmp.
+func (r scatterRule) target(b *kbuilder, out, index tensorRef, d int, chk boundsCheck) ([]sym.Expr, []*Instr) {
 	x := outerVars(len(out.layout.Shape))
 	at := x
 	if r.geom != geomElementwise {
@@ -189,7 +193,7 @@ func (r scatterRule) target(b *kbuilder, out, index tensorRef, d int) ([]sym.Exp
 			at = nil
 		}
 	}
-	return b.indexAlong(index, at, x, d, out.layout.Shape[d], r.wrapNeg)
+	return b.indexAlong(index, at, x, d, out.layout.Shape[d], chk)
 }
 
 // source is the value written at the outer point: src read at x (scaled

@@ -268,6 +268,11 @@ func (e *schedEval) instr(in *Instr, vals map[*Instr]float64) {
 		}
 	case OpIndex:
 		vals[in] = float64(e.eval(in.Expr))
+	case OpCheck:
+		i, size := int64(vals[in.Args[0]]), e.eval(in.Expr)
+		if !in.Check.Accepts(i, size) {
+			e.fail("schedEval: %s", in.Check.Message(i, size))
+		}
 	case OpCast, OpBitcast:
 		vals[in] = vals[in.Args[0]]
 	case OpCall:

@@ -108,6 +108,9 @@ func checkFuseInstr(in *Instr) error {
 	if in.Op == OpStore && len(in.Args) != 1 {
 		return fmt.Errorf("tmp%d: store needs one argument", in.ID)
 	}
+	if in.Op == OpCheck && (len(in.Args) != 1 || in.Check == nil) {
+		return fmt.Errorf("tmp%d: check needs one argument and its message", in.ID)
+	}
 	for _, a := range in.Args {
 		if a == nil {
 			return fmt.Errorf("tmp%d: nil argument", in.ID)

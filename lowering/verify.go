@@ -22,6 +22,9 @@ import (
 //     for an Access with Indirect, the tmps it lists;
 //   - OpCall names a Fn with the right arity; BoolFns produce bool;
 //   - OpStore has one argument and an Access, OpLoad an Access;
+//   - OpCheck has one integer argument, a Check with a message, and a
+//     bound (Expr) that mentions what an index may; nothing uses a check
+//     as a value (an argument or an indirect index);
 //   - every Access buffer is one of p.Buffers; instruction ids are unique
 //     per kernel;
 //   - every non-input buffer that is read was written by an earlier kernel;
@@ -138,7 +141,7 @@ func (kc *kernelCheck) instr(si int, s *Stage, in *Instr) {
 	if in.Access != nil {
 		kc.access(s, name, in)
 	}
-	if in.Op == OpIndex {
+	if in.Op == OpIndex || in.Op == OpCheck {
 		kc.expr(s, name, in.Expr, nil)
 	}
 	kc.where[in] = si
@@ -152,6 +155,8 @@ func (kc *kernelCheck) arg(si int, name string, a *Instr) {
 	}
 	at, ok := kc.where[a]
 	switch {
+	case a.Op == OpCheck:
+		kc.errorf("%s: argument tmp%d is a check, which has no value", name, a.ID)
 	case !ok:
 		kc.errorf("%s: argument tmp%d is not defined before it", name, a.ID)
 	case at < si && len(kc.k.Stages[at].Reduce) > 0 && a.Op != OpReduce:
@@ -160,7 +165,7 @@ func (kc *kernelCheck) arg(si int, name string, a *Instr) {
 }
 
 // arity lists the argument counts of the opcodes other than OpCall.
-var arity = map[Opcode]int{OpLoad: 0, OpStore: 1, OpConst: 0, OpIndex: 0, OpCast: 1, OpBitcast: 1, OpReduce: 1}
+var arity = map[Opcode]int{OpLoad: 0, OpStore: 1, OpConst: 0, OpIndex: 0, OpCast: 1, OpBitcast: 1, OpReduce: 1, OpCheck: 1}
 
 // shape checks an instruction's opcode-specific form.
 func (kc *kernelCheck) shape(si int, s *Stage, name string, in *Instr) {
@@ -189,6 +194,8 @@ func (kc *kernelCheck) shape(si int, s *Stage, name string, in *Instr) {
 		if len(s.Reduce) == 0 {
 			kc.errorf("%s: reduce in outer-level stage %d", name, si)
 		}
+	case OpCheck:
+		kc.checkInstr(name, in)
 	case OpBitcast:
 		if len(in.Args) == 1 && in.Args[0] != nil && in.Args[0].DType.ItemSize() != in.DType.ItemSize() {
 			kc.errorf("%s: bitcast between sizes %d and %d", name, in.Args[0].DType.ItemSize(), in.DType.ItemSize())
@@ -212,6 +219,9 @@ func (kc *kernelCheck) access(s *Stage, name string, in *Instr) {
 			}
 			if _, ok := kc.where[t]; !ok {
 				kc.errorf("%s: indirect index tmp%d is not defined before it", name, t.ID)
+			}
+			if t.Op == OpCheck {
+				kc.errorf("%s: indirect index tmp%d is a check, which has no value", name, t.ID)
 			}
 			tmps["tmp"+strconv.Itoa(t.ID)] = true
 		}
@@ -265,5 +275,18 @@ func (kc *kernelCheck) size(what string, e sym.Expr) {
 		if !kc.v.syms[f] {
 			kc.errorf("%s %s uses %s, which is not a program symbol", what, e, f)
 		}
+	}
+}
+
+// checkInstr checks an OpCheck's form: an integer operand and a message.
+func (kc *kernelCheck) checkInstr(name string, in *Instr) {
+	if len(in.Args) == 1 && in.Args[0] != nil && !in.Args[0].DType.IsInt() {
+		kc.errorf("%s: check of a %s value, not an integer index", name, in.Args[0].DType.Abbr())
+	}
+	if in.Check == nil || in.Check.Msg == "" {
+		kc.errorf("%s: check without a message", name)
+	}
+	if in.Access != nil {
+		kc.errorf("%s: check with an access", name)
 	}
 }

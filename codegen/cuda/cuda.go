@@ -35,22 +35,24 @@ func Generate(p *lowering.Program) (string, error) {
 	em.b.WriteString(preludeFloat)
 	em.b.WriteString(preludeMath())
 	em.b.WriteString(preludeHost)
+	em.b.WriteString(preludeCheck)
 	em.line("// ---- kernels ----")
 	sigs := make([]*signature, 0, len(p.Kernels))
+	msgs := newCheckMsgs()
 	for _, k := range p.Kernels {
 		var sig *signature
 		var err error
 		if k.Extern != nil {
 			sig, err = genExtern(em, p, k)
 		} else {
-			sig, err = genKernel(em, p, k)
+			sig, err = genKernel(em, p, k, msgs)
 		}
 		if err != nil {
 			return "", fmt.Errorf("cuda %s: %w", p.Name, err)
 		}
 		sigs = append(sigs, sig)
 	}
-	h := &hostGen{p: p, e: em, sigs: sigs}
+	h := &hostGen{p: p, e: em, sigs: sigs, msgs: msgs}
 	if err := h.main(); err != nil {
 		return "", fmt.Errorf("cuda %s: %w", p.Name, err)
 	}

@@ -62,6 +62,20 @@ func needTool(t *testing.T, name string) { tooltest.Need(t, name) }
 // returning the output folder.
 func emulate(t *testing.T, src, inDir string, args ...string) string {
 	t.Helper()
+	bin := buildEmulated(t, src)
+	outDir := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.Mkdir(outDir, 0o755))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run := exec.CommandContext(ctx, bin, append([]string{inDir, outDir}, args...)...)
+	out, err := run.CombinedOutput()
+	require.NoError(t, err, "emulated program failed:\n%s", out)
+	return outDir
+}
+
+// buildEmulated compiles src with g++ in emulation mode.
+func buildEmulated(t *testing.T, src string) string {
+	t.Helper()
 	needTool(t, "g++")
 	dir := t.TempDir()
 	cu := filepath.Join(dir, "prog.cu")
@@ -71,12 +85,7 @@ func emulate(t *testing.T, src, inDir string, args ...string) string {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "g++", "-x", "c++", "-DKILN_EMULATE", "-O1", "-o", bin, cu).CombinedOutput()
 	require.NoError(t, err, "g++ failed:\n%s\n%s", firstLines(string(out), 40), numbered(src))
-	outDir := filepath.Join(dir, "out")
-	require.NoError(t, os.Mkdir(outDir, 0o755))
-	run := exec.CommandContext(ctx, bin, append([]string{inDir, outDir}, args...)...)
-	out, err = run.CombinedOutput()
-	require.NoError(t, err, "emulated program failed:\n%s", out)
-	return outDir
+	return bin
 }
 
 // ptx compiles src to PTX with clang.

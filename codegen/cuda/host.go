@@ -21,6 +21,7 @@ type hostGen struct {
 	p    *lowering.Program
 	e    *emitter
 	sigs []*signature
+	msgs *checkMsgs
 }
 
 func (h *hostGen) main() error {
@@ -43,6 +44,7 @@ func (h *hostGen) main() error {
 	}
 	h.checkShapes()
 	h.allocate()
+	h.emitCheckMsgs()
 	if err := h.launches(); err != nil {
 		return err
 	}
@@ -193,6 +195,9 @@ func (h *hostGen) launches() error {
 			args = append(args, fmt.Sprintf("(%s%s*)d%d", c, storageOf(b.DType), b.ID))
 		}
 		args = append(args, h.p.Syms...)
+		if sig.checks {
+			args = append(args, errParam)
+		}
 		h.e.line("{")
 		h.e.in()
 		h.e.line("const long long nwork = %s;", sig.work.Code())
@@ -201,6 +206,9 @@ func (h *hostGen) launches() error {
 			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, 1, 1, %s);", sig.name, strings.Join(args, ", "))
 		} else {
 			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, kiln_grid(nwork, %d), %d, %s);", sig.name, BlockSize, BlockSize, strings.Join(args, ", "))
+		}
+		if sig.checks {
+			h.e.line("kiln_index_report(%s, %s, kiln_check_msgs); // stop at the first bad index", errParam, cString(sig.name))
 		}
 		h.e.out()
 		h.e.line("}")

@@ -17,6 +17,9 @@ func (g *kgen) instr(s *lowering.Stage, in *lowering.Instr) error {
 	if in.Op == lowering.OpReduce {
 		return g.combine(s, in)
 	}
+	if in.Op == lowering.OpCheck {
+		return g.check(in)
+	}
 	d, err := info(in.DType)
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ type kgen struct {
 	e     *emitter
 	plan  *vecPlan
 	sig   *signature
+	msgs  *checkMsgs // the program's check messages
 	stage map[*lowering.Instr]int
 	cross map[*lowering.Instr]bool // outer-level values later stages read
 	cur   int                      // the stage being emitted
@@ -36,11 +37,14 @@ type signature struct {
 	// serial launches one thread, which walks every outer index in order
 	// (Kernel.Serial: a scatter-accumulate whose indices may repeat).
 	serial bool
+	// checks: the kernel checks indices and takes the error record.
+	checks bool
 }
 
-func genKernel(e *emitter, p *lowering.Program, k *lowering.Kernel) (*signature, error) {
-	g := &kgen{p: p, k: k, e: e, plan: planVector(k), stage: map[*lowering.Instr]int{}, cross: map[*lowering.Instr]bool{}}
+func genKernel(e *emitter, p *lowering.Program, k *lowering.Kernel, msgs *checkMsgs) (*signature, error) {
+	g := &kgen{p: p, k: k, e: e, plan: planVector(k), stage: map[*lowering.Instr]int{}, cross: map[*lowering.Instr]bool{}, msgs: msgs}
 	g.sig = kernelSignature(k, g.plan.lanes)
+	g.sig.checks = hasChecks(k)
 	g.findCross()
 	g.header()
 	if err := g.body(); err != nil {
@@ -111,6 +115,9 @@ func (g *kgen) header() {
 	}
 	for _, s := range g.p.Syms {
 		params = append(params, "long long "+s)
+	}
+	if g.sig.checks {
+		params = append(params, "long long* __restrict__ "+errParam)
 	}
 	g.e.line("extern \"C\" __global__ void %s(%s) {", k.Name, strings.Join(params, ", "))
 }

@@ -505,6 +505,8 @@ func (g *kernelGen) emitInstr(in *lowering.Instr, access accessFn) error {
 		rhs, err = bitcastExpr(tmp(in.Args[0]), in.Args[0].DType, in.DType)
 	case lowering.OpCall:
 		return g.emitCall(in, d)
+	case lowering.OpCheck:
+		return g.emitCheck(in)
 	default:
 		return fmt.Errorf("unknown opcode %d", in.Op)
 	}
@@ -513,6 +515,28 @@ func (g *kernelGen) emitInstr(in *lowering.Instr, access accessFn) error {
 	}
 	g.c.line("%s := %s", tmp(in), rhs)
 	g.markUnused(in)
+	return nil
+}
+
+// emitCheck fails the kernel with PyTorch's message when an index read
+// from a tensor is out of range; the accesses that use it come after.
+// One unsigned compare when negative indices are rejected.
+func (g *kernelGen) emitCheck(in *lowering.Instr) error {
+	if in.Check == nil {
+		return fmt.Errorf("check without a message")
+	}
+	v, err := arg(in, 0, ir.I64)
+	if err != nil {
+		return err
+	}
+	size := "int64(" + in.Expr.Code() + ")"
+	if in.Check.Neg {
+		g.c.line("if %s < -%s || %s >= %s {", v, size, v, size)
+	} else {
+		g.c.line("if uint64(%s) >= uint64(%s) {", v, size)
+	}
+	g.c.line("return rt.IndexError(%s, %s, %s)", strconv.Quote(in.Check.Msg), v, size)
+	g.c.line("}")
 	return nil
 }
 

@@ -297,13 +297,14 @@ func (l *simdLoop) byUnit(fn string, ops []*lowering.Instr, args []string, negat
 		if c.Op != lowering.OpConst || c.DType != ir.F32 {
 			continue
 		}
-		other := l.ref(ops[1-i])
+		// Only the operand the rewrite keeps is marked used: a constant
+		// factor that is not ±1 must not keep the other one's broadcast.
 		switch float32(c.Imm.Float) {
 		case 1:
-			return other, true
+			return l.ref(ops[1-i]), true
 		case -1:
 			l.sign = true
-			return "rt.NegF32x8(" + other + ", sign)", true
+			return "rt.NegF32x8(" + l.ref(ops[1-i]) + ", sign)", true
 		}
 	}
 	return "", false

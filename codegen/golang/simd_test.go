@@ -285,3 +285,22 @@ func TestSIMDEligibility(t *testing.T) {
 	require.Len(t, files, 1)
 	assert.Contains(t, string(files[0].Src), "// scalar only: tmp3: a store that is not contiguous f32")
 }
+
+// A product of two constants where only one is ±1: the rewrite keeps the
+// other constant, and the 1's broadcast is not declared (an unused
+// variable fails the GOEXPERIMENT=simd build).
+func TestSIMDUnitFactorOfConstant(t *testing.T) {
+	b := newProg("unit")
+	x := b.input("x", f32, c(64))
+	o := b.output("o", f32, c(64))
+	k := b.kernel(c(64))
+	scale := k.call("mul", f32, k.fconst(f32, 1), k.fconst(f32, 0.1))
+	k.store(o, v("x0"), k.call("mul", f32, scale, k.load(x, f32, v("x0"))))
+	files, err := GeneratePackage(b.p, "unit", "m/rt")
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	lanes := string(files[1].Src)
+	assert.Contains(t, lanes, "v1 := archsimd.BroadcastFloat32x8(float32(0.1))")
+	assert.NotContains(t, lanes, "v0 := archsimd.BroadcastFloat32x8(float32(1))")
+	assert.Contains(t, lanes, "v2 := v1\n")
+}

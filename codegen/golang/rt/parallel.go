@@ -22,9 +22,10 @@ const ChunkWork = 1 << 16
 // ParallelFor runs body over [0, n) split into contiguous chunks of about
 // ChunkWork work (at least one per worker), which GOMAXPROCS goroutines,
 // the caller's among them, take in order; serially when n·cost is below
-// SerialWork. The first error (by chunk order) is returned; a panic in a
-// chunk (an index out of range from a wrong layout) becomes an error
-// instead of killing the program.
+// SerialWork. The first error (by chunk order) is returned, and no chunk
+// starts after one failed (a failed index check stops the kernel); a
+// panic in a chunk (an index out of range from a wrong layout) becomes an
+// error instead of killing the program.
 func ParallelFor(n, cost int64, body func(lo, hi int64) error) error {
 	if n <= 0 {
 		return nil
@@ -39,10 +40,20 @@ func ParallelFor(n, cost int64, body func(lo, hi int64) error) error {
 	workers = min(workers, chunks)
 	errs := make([]error, chunks)
 	var next atomic.Int64
+	var failed atomic.Bool
 	work := func() {
-		for c := next.Add(1) - 1; c < chunks; c = next.Add(1) - 1 {
+		// After a failure no chunk is taken any more, but every chunk
+		// taken runs: chunks are taken in order, so the lowest failing
+		// one always runs and the error is the one a serial run gives.
+		for !failed.Load() {
+			c := next.Add(1) - 1
+			if c >= chunks {
+				return
+			}
 			lo := c * size
-			errs[c] = guarded(body, lo, min(lo+size, n))
+			if errs[c] = guarded(body, lo, min(lo+size, n)); errs[c] != nil {
+				failed.Store(true)
+			}
 		}
 	}
 	var wg sync.WaitGroup

@@ -3,6 +3,7 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -69,4 +70,30 @@ func TestSerialFor(t *testing.T) {
 	assert.Equal(t, [][2]int64{{0, 1 << 20}}, calls)
 	require.NoError(t, SerialFor(0, func(lo, hi int64) error { panic("not called") }))
 	require.ErrorContains(t, SerialFor(4, func(lo, hi int64) error { panic("boom") }), "boom")
+}
+
+// After a chunk fails no new chunk starts, yet the error is still the
+// lowest failing chunk's, as a serial run reports it.
+func TestParallelForStopsAfterFailure(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // parallel even on one core
+	n := int64(64 * ChunkWork)
+	var mu sync.Mutex
+	ran := 0
+	err := ParallelFor(n, 1, func(lo, hi int64) error {
+		mu.Lock()
+		ran++
+		mu.Unlock()
+		if lo >= 2*ChunkWork {
+			return fmt.Errorf("bad index at %d", lo)
+		}
+		return nil
+	})
+	require.EqualError(t, err, fmt.Sprintf("bad index at %d", 2*ChunkWork))
+	assert.Less(t, ran, 64, "chunks after the failure still ran")
+}
+
+func TestIndexError(t *testing.T) {
+	err := IndexError("index {index} is out of bounds for dimension 0 with size {size}", -2, 100)
+	require.EqualError(t, err, "index -2 is out of bounds for dimension 0 with size 100")
+	require.EqualError(t, IndexError("index out of range in self", 7, 3), "index out of range in self")
 }

@@ -3,6 +3,8 @@ package rt
 import (
 	"errors"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Scalar semantics of the loop IR's calls, after ATen's CPU kernels (the
@@ -14,6 +16,14 @@ import (
 
 // ErrZeroDivision is PyTorch's CPU error for integer division by zero.
 var ErrZeroDivision = errors.New("ZeroDivisionError")
+
+// IndexError is the error of a failed bounds check of an index read from
+// a tensor (the loop IR's OpCheck): msg is PyTorch's message with
+// "{index}" and "{size}" standing for the index and the size, as
+// lowering.Check.Message fills them in.
+func IndexError(msg string, index, size int64) error {
+	return errors.New(strings.NewReplacer("{index}", strconv.FormatInt(index, 10), "{size}", strconv.FormatInt(size, 10)).Replace(msg))
+}
 
 // FloorDiv is Python's // on int64 index values; 0 for a zero divisor
 // (index expressions never divide by zero; this keeps a bad size from

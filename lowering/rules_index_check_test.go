@@ -1,0 +1,90 @@
+package lowering_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/internal/fxtest"
+)
+
+// Out-of-range indices: every op family that reads indices from a tensor
+// checks them (OpCheck) and fails with interp's message (PyTorch's), both
+// as lowered and after fusion; in range, results still match interp.
+
+// badIndexDir holds one graph per op family with indices PyTorch rejects:
+// in.fx, ints (the index inputs, JSON) and error (interp's and PyTorch's
+// message). The Go and CUDA code generators run the same cases.
+const badIndexDir = "../testdata/lowering/badindex"
+
+// badIndexCase is one case of badIndexDir.
+type badIndexCase struct {
+	name string
+	src  string
+	ints map[string][]int64
+	want string
+}
+
+func loadBadIndexCases(t *testing.T) []badIndexCase {
+	var out []badIndexCase
+	for _, path := range fxtest.Files(t, badIndexDir) {
+		arch, err := txtar.ParseFile(path)
+		require.NoError(t, err)
+		c := badIndexCase{name: strings.TrimSuffix(filepath.Base(path), ".txtar"), src: fxtest.Section(arch, "in.fx"),
+			want: strings.TrimSpace(fxtest.Section(arch, "error"))}
+		require.NoError(t, json.Unmarshal([]byte(fxtest.Section(arch, "ints")), &c.ints), path)
+		out = append(out, c)
+	}
+	return out
+}
+
+func TestBadIndexFailsLikeInterp(t *testing.T) {
+	for _, c := range loadBadIndexCases(t) {
+		for _, fuse := range []bool{false, true} {
+			name := c.name
+			if fuse {
+				name += "_fused"
+			}
+			t.Run(name, func(t *testing.T) {
+				assert.Equal(t, c.want, checkFails(t, c.src, c.ints, fuse))
+			})
+		}
+	}
+}
+
+// The same graphs with every index in range run as interp runs them.
+func TestGoodIndexStillMatches(t *testing.T) {
+	for _, c := range loadBadIndexCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			good := map[string][]int64{}
+			for name, vals := range c.ints {
+				good[name] = make([]int64, len(vals))
+				for i := range vals {
+					good[name][i] = int64(i % 2) // 0 and 1 are in range everywhere
+				}
+			}
+			p := checkLowering(t, c.src, good)
+			assert.Contains(t, p.String(), "check ", "the index is checked")
+		})
+	}
+}
+
+// Fused with its consumer, the gather keeps one check (the wrap's
+// operand), and in-range negative indices still wrap.
+func TestCheckSurvivesFusion(t *testing.T) {
+	const src = `
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[8, 4][4, 1]cpu", i: "i64[3][1]cpu"):
+        index: "f32[3, 4][4, 1]cpu" = torch.ops.aten.index.Tensor(x, [i])
+        relu: "f32[3, 4][4, 1]cpu" = torch.ops.aten.relu.default(index)
+        return (relu,)
+`
+	p := checkFused(t, src, map[string][]int64{"i": {0, -8, 7}})
+	require.Len(t, p.Kernels, 1, "%s", p)
+	assert.Equal(t, 1, strings.Count(p.String(), "check -8 <= "), "%s", p)
+}
