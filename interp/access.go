@@ -300,18 +300,15 @@ func scatterI(dt ir.DType, b []byte, offs []int64, src []int64) {
 }
 
 // Floats returns t's elements in row-major order as float64.
-func (t *Tensor) Floats() []float64 {
-	offs := t.offsets()
-	out := make([]float64, len(offs))
-	gatherF(t.DType, t.Storage.Data, offs, out)
-	return out
-}
+func (t *Tensor) Floats() []float64 { return elems(t, gatherF) }
 
 // Ints returns t's elements in row-major order as int64.
-func (t *Tensor) Ints() []int64 {
+func (t *Tensor) Ints() []int64 { return elems(t, gatherI) }
+
+func elems[T lane](t *Tensor, gather func(ir.DType, []byte, []int64, []T)) []T {
 	offs := t.offsets()
-	out := make([]int64, len(offs))
-	gatherI(t.DType, t.Storage.Data, offs, out)
+	out := make([]T, len(offs))
+	gather(t.DType, t.Storage.Data, offs, out)
 	return out
 }
 
@@ -319,17 +316,18 @@ func (t *Tensor) Ints() []int64 {
 // into dt as PyTorch's torch.tensor(vals, dtype=dt) would from float32
 // for reduced types).
 func FromFloats(dt ir.DType, shape []int64, vals []float64) *Tensor {
-	t := MustEmpty(dt, shape...)
-	offs := t.offsets()
-	scatterF(dt, t.Storage.Data, offs, vals[:len(offs)])
-	return t
+	return fromElems(dt, shape, vals, scatterF)
 }
 
 // FromInts builds a contiguous cpu tensor of dt holding vals.
 func FromInts(dt ir.DType, shape []int64, vals []int64) *Tensor {
+	return fromElems(dt, shape, vals, scatterI)
+}
+
+func fromElems[T lane](dt ir.DType, shape []int64, vals []T, scatter func(ir.DType, []byte, []int64, []T)) *Tensor {
 	t := MustEmpty(dt, shape...)
 	offs := t.offsets()
-	scatterI(dt, t.Storage.Data, offs, vals[:len(offs)])
+	scatter(dt, t.Storage.Data, offs, vals[:len(offs)])
 	return t
 }
 

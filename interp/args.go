@@ -71,6 +71,16 @@ func (c *call) tensor(name string) (*Tensor, error) {
 	return t, nil
 }
 
+// tensor2 reads two Tensor parameters, a first.
+func (c *call) tensor2(a, b string) (*Tensor, *Tensor, error) {
+	x, err := c.tensor(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := c.tensor(b)
+	return x, y, err
+}
+
 // optTensor reads a Tensor? parameter: nil for None.
 func (c *call) optTensor(name string) (*Tensor, error) {
 	if c.isNone(name) {
@@ -128,6 +138,38 @@ func asInt(x any, name string) (int64, error) {
 	}
 	return 0, fmt.Errorf("argument '%s' must be an int, not %s", name, describe(x))
 }
+
+// ints reads several int parameters, in order; the first failure is the
+// error.
+func (c *call) ints(names ...string) ([]int64, error) { return mapErr(names, c.int) }
+
+// mapErr applies f to each of xs in order; the first failure is the error.
+func mapErr[S, T any](xs []S, f func(S) (T, error)) ([]T, error) {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		v, err := f(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// selfAnd reads self and then parameter name with read: the head of many
+// (Tensor self, int dim, ...) kernels.
+func selfAnd[T any](c *call, read func(string) (T, error), name string) (*Tensor, T, error) {
+	t, err := c.tensor("self")
+	if err != nil {
+		var zero T
+		return nil, zero, err
+	}
+	v, err := read(name)
+	return t, v, err
+}
+
+func (c *call) selfInt(name string) (*Tensor, int64, error)       { return selfAnd(c, c.int, name) }
+func (c *call) selfIntList(name string) (*Tensor, []int64, error) { return selfAnd(c, c.intList, name) }
 
 // optInt reads an int? parameter: ok is false for None.
 func (c *call) optInt(name string) (v int64, ok bool, err error) {

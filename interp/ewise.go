@@ -408,15 +408,4 @@ func iterStrides(shape []int64, strideSets [][]int64) []int64 {
 }
 
 // scalarTypeName is c10's ScalarType name used in messages: Float, Long.
-func scalarTypeName(d ir.DType) string {
-	names := map[ir.DType]string{
-		ir.Bool: "Bool", ir.U8: "Byte", ir.I8: "Char", ir.I16: "Short", ir.I32: "Int", ir.I64: "Long",
-		ir.F16: "Half", ir.BF16: "BFloat16", ir.F32: "Float", ir.F64: "Double",
-		ir.C32: "ComplexHalf", ir.C64: "ComplexFloat", ir.C128: "ComplexDouble",
-		ir.U16: "UInt16", ir.U32: "UInt32", ir.U64: "UInt64",
-	}
-	if n, ok := names[d]; ok {
-		return n
-	}
-	return d.Name()
-}
+func scalarTypeName(d ir.DType) string { return ops.ScalarTypeName(d) }

@@ -17,27 +17,38 @@ import (
 // ewOpFunc is a binary op on runtime values (tensors or Python scalars).
 type ewOpFunc func(a, b any) (*Tensor, error)
 
-func fl2(f func(a, b float64) float64) func(ir.DType) chunkF {
-	return func(ir.DType) chunkF {
-		return func(dst []float64, c [][]float64) {
-			a, b := c[0], c[1]
-			for i := range dst {
-				dst[i] = f(a[i], b[i])
-			}
+// lane is the element type of a compute lane: float64 for float dtypes,
+// int64 for integer and bool ones.
+type lane interface{ ~float64 | ~int64 }
+
+// map2 and map3 apply f element by element over a chunk's columns.
+func map2[T lane](f func(a, b T) T) func(dst []T, c [][]T) {
+	return func(dst []T, c [][]T) {
+		a, b := c[0], c[1]
+		for i := range dst {
+			dst[i] = f(a[i], b[i])
 		}
 	}
 }
 
-func in2(f func(a, b int64) int64) func(ir.DType) chunkI {
-	return func(ir.DType) chunkI {
-		return func(dst []int64, c [][]int64) {
-			a, b := c[0], c[1]
-			for i := range dst {
-				dst[i] = f(a[i], b[i])
-			}
+func map3[T lane](f func(a, b, c T) T) func(dst []T, c [][]T) {
+	return func(dst []T, c [][]T) {
+		a, b, d := c[0], c[1], c[2]
+		for i := range dst {
+			dst[i] = f(a[i], b[i], d[i])
 		}
 	}
 }
+
+// fl2, in2, fl3 and in3 make dtype-independent lane kernels.
+func fl2(f func(a, b float64) float64) func(ir.DType) chunkF { return anyDType(chunkF(map2(f))) }
+func in2(f func(a, b int64) int64) func(ir.DType) chunkI     { return anyDType(chunkI(map2(f))) }
+func fl3(f func(a, b, c float64) float64) func(ir.DType) chunkF {
+	return anyDType(chunkF(map3(f)))
+}
+func in3(f func(a, b, c int64) int64) func(ir.DType) chunkI { return anyDType(chunkI(map3(f))) }
+
+func anyDType[K any](k K) func(ir.DType) K { return func(ir.DType) K { return k } }
 
 // fl2r builds a float kernel that rounds intermediate steps to the
 // computation's opmath precision.
@@ -47,11 +58,7 @@ func fl2r(mk func(r rounder) func(a, b float64) float64) func(ir.DType) chunkF {
 
 // binary runs a two-operand elementwise op.
 func binaryOp(name string, kind ops.PromotionKind, k ewKernel, a, b any) (*Tensor, error) {
-	oa, err := scalarOperand(a)
-	if err != nil {
-		return nil, err
-	}
-	ob, err := scalarOperand(b)
+	oa, ob, err := operandPair(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +66,16 @@ func binaryOp(name string, kind ops.PromotionKind, k ewKernel, a, b any) (*Tenso
 		return nil, fmt.Errorf("%s: expected at least one tensor operand", name)
 	}
 	return elementwise(ewSpec{kind: kind, opName: name}, k, []operand{oa, ob})
+}
+
+// operandPair reads a binary op's two runtime values as operands.
+func operandPair(a, b any) (operand, operand, error) {
+	oa, err := scalarOperand(a)
+	if err != nil {
+		return operand{}, operand{}, err
+	}
+	ob, err := scalarOperand(b)
+	return oa, ob, err
 }
 
 func addOp(a, b any) (*Tensor, error) { return addAlpha("add", a, b, int64(1), 1) }
@@ -76,11 +93,7 @@ var divKernel = ewKernel{f: fl2(func(a, b float64) float64 { return a / b }), op
 
 // addAlpha is a + sign·alpha·b with add's alpha checks.
 func addAlpha(name string, a, b, alpha any, sign float64) (*Tensor, error) {
-	oa, err := scalarOperand(a)
-	if err != nil {
-		return nil, err
-	}
-	ob, err := scalarOperand(b)
+	oa, ob, err := operandPair(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +194,7 @@ func pyFmod(a, b float64) float64 { return rt.Remainder(a, b) }
 // intDivision runs an op whose int lane divides: a zero divisor is
 // PyTorch's CPU "ZeroDivisionError".
 func intDivision(name string, kind ops.PromotionKind, k ewKernel, a, b any) (*Tensor, error) {
-	oa, err := scalarOperand(a)
-	if err != nil {
-		return nil, err
-	}
-	ob, err := scalarOperand(b)
+	oa, ob, err := operandPair(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -261,25 +270,25 @@ func selfOther(c *call) (any, any, error) {
 	return a, b, err
 }
 
-// binKernel registers a plain binary op.
-func binKernel(name string, kind ops.PromotionKind, k ewKernel) kernel {
+// pairKernel adapts op over a call's two operands.
+func pairKernel(op func(a, b any) (*Tensor, error)) kernel {
 	return func(c *call) ([]any, error) {
 		a, b, err := selfOther(c)
 		if err != nil {
 			return nil, err
 		}
-		return oneT(binaryOp(name, kind, k, a, b))
+		return oneT(op(a, b))
 	}
 }
 
+// binKernel registers a plain binary op.
+func binKernel(name string, kind ops.PromotionKind, k ewKernel) kernel {
+	return pairKernel(func(a, b any) (*Tensor, error) { return binaryOp(name, kind, k, a, b) })
+}
+
+// divKernelNamed registers an op whose int lane divides.
 func divKernelNamed(name string, k ewKernel) kernel {
-	return func(c *call) ([]any, error) {
-		a, b, err := selfOther(c)
-		if err != nil {
-			return nil, err
-		}
-		return oneT(intDivision(name, ops.PromoteDefault, k, a, b))
-	}
+	return pairKernel(func(a, b any) (*Tensor, error) { return intDivision(name, ops.PromoteDefault, k, a, b) })
 }
 
 func cmpKernel(f func(a, b float64) bool, g func(a, b int64) bool) ewKernel {
@@ -311,36 +320,31 @@ func shiftKernel(left bool) ewKernel {
 	}}
 }
 
-// maxNaN is maximum: NaN propagates.
-func maxNaN(a, b float64) float64 {
-	if a != a || b != b {
-		return math.NaN()
+// nanPropagating is maximum/minimum: a NaN operand gives NaN.
+func nanPropagating(f func(a, b float64) float64) func(a, b float64) float64 {
+	return func(a, b float64) float64 {
+		if a != a || b != b {
+			return math.NaN()
+		}
+		return f(a, b)
 	}
-	return math.Max(a, b)
 }
 
-func minNaN(a, b float64) float64 {
-	if a != a || b != b {
-		return math.NaN()
+var maxNaN, minNaN = nanPropagating(math.Max), nanPropagating(math.Min)
+
+// logAddExpBase is log_b(b^a + b^x) for base e (exp, ln 1) and base 2
+// (exp2, ln 2), stable for large operands.
+func logAddExpBase(exp func(float64) float64, lnBase float64) func(a, b float64) float64 {
+	return func(a, b float64) float64 {
+		if math.IsInf(a, 0) && a == b {
+			return a
+		}
+		m := math.Max(a, b)
+		return m + math.Log1p(exp(-math.Abs(a-b)))/lnBase
 	}
-	return math.Min(a, b)
 }
 
-func logAddExp(a, b float64) float64 {
-	if math.IsInf(a, 0) && a == b {
-		return a
-	}
-	m := math.Max(a, b)
-	return m + math.Log1p(math.Exp(-math.Abs(a-b)))
-}
-
-func logAddExp2(a, b float64) float64 {
-	if math.IsInf(a, 0) && a == b {
-		return a
-	}
-	m := math.Max(a, b)
-	return m + math.Log1p(math.Exp2(-math.Abs(a-b)))/math.Ln2
-}
+var logAddExp, logAddExp2 = logAddExpBase(math.Exp, 1), logAddExpBase(math.Exp2, math.Ln2)
 
 func xlogy(x, y float64) float64 {
 	if y != y {

@@ -46,11 +46,7 @@ type convGeom struct {
 }
 
 func kConvolution(c *call) ([]any, error) {
-	x, err := c.tensor("input")
-	if err != nil {
-		return nil, err
-	}
-	w, err := c.tensor("weight")
+	x, w, err := c.tensor2("input", "weight")
 	if err != nil {
 		return nil, err
 	}

@@ -30,22 +30,21 @@ func toCopy(t *Tensor, dt ir.DType, dev ir.Device, format string) (*Tensor, erro
 	return out, copyTensor(out, t)
 }
 
-// castOpts reads dtype, device and memory_format with t's as defaults.
-func castOpts(c *call, t *Tensor) (ir.DType, ir.Device, string, error) {
-	dt, dev, err := factoryOpts(c, t.DType, t.Device())
-	if err != nil {
-		return 0, ir.Device{}, "", err
+// castOpts reads self, then dtype, device and memory_format with self's
+// as defaults.
+func castOpts(c *call) (self *Tensor, dt ir.DType, dev ir.Device, format string, err error) {
+	if self, err = c.tensor("self"); err != nil {
+		return
 	}
-	format, err := c.str("memory_format")
-	return dt, dev, format, err
+	if dt, dev, err = factoryOpts(c, self.DType, self.Device()); err != nil {
+		return
+	}
+	format, err = c.str("memory_format")
+	return
 }
 
 func kToCopy(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	dt, dev, format, err := castOpts(c, self)
+	self, dt, dev, format, err := castOpts(c)
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +53,7 @@ func kToCopy(c *call) ([]any, error) {
 
 // kTo is Tensor.to: self itself when nothing changes and copy=False.
 func kTo(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	dt, dev, format, err := castOpts(c, self)
+	self, dt, dev, format, err := castOpts(c)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +140,7 @@ func copyChecked(dst, src *Tensor) error {
 }
 
 func kCopyInplace(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	src, err := c.tensor("src")
+	self, src, err := c.tensor2("self", "src")
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +152,7 @@ func kCopyInplace(c *call) ([]any, error) {
 
 // kCopy is the functional copy: self's clone with src copied in.
 func kCopy(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	src, err := c.tensor("src")
+	self, src, err := c.tensor2("self", "src")
 	if err != nil {
 		return nil, err
 	}
@@ -212,11 +199,7 @@ func kZero(c *call) ([]any, error) {
 // scatterInto is a view inverse: a clone of self whose view (picked by
 // pick) holds src.
 func scatterInto(c *call, name string, pick func(c *call, out *Tensor) (*Tensor, error)) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	src, err := c.tensor("src")
+	self, src, err := c.tensor2("self", "src")
 	if err != nil {
 		return nil, err
 	}

@@ -77,11 +77,9 @@ func sizeFactory(fill func(c *call) (any, error), defDT func(v any) ir.DType) ke
 		if err != nil {
 			return nil, err
 		}
-		var strides []int64
-		if c.has("stride") {
-			if strides, err = c.intList("stride"); err != nil {
-				return nil, err
-			}
+		strides, err := strideArg(c)
+		if err != nil {
+			return nil, err
 		}
 		if c.has("memory_format") && strides == nil {
 			f, err := c.str("memory_format")
@@ -96,6 +94,14 @@ func sizeFactory(fill func(c *call) (any, error), defDT func(v any) ir.DType) ke
 		}
 		return oneT(makeFilled(c, dt, size, strides, dev, v))
 	}
+}
+
+// strideArg reads the stride= of the *_strided factories (nil without).
+func strideArg(c *call) ([]int64, error) {
+	if !c.has("stride") {
+		return nil, nil
+	}
+	return c.intList("stride")
 }
 
 // makeFilled fills with v, or with random data when v is a randFill.
@@ -159,11 +165,9 @@ func likeFactory(fill func(c *call) (any, error), newStyle bool) kernel {
 			if err != nil {
 				return nil, err
 			}
-			var strides []int64
-			if c.has("stride") {
-				if strides, err = c.intList("stride"); err != nil {
-					return nil, err
-				}
+			strides, err := strideArg(c)
+			if err != nil {
+				return nil, err
 			}
 			return oneT(makeFilled(c, dt, size, strides, dev, v))
 		}

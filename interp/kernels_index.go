@@ -206,11 +206,7 @@ func (lay *indexLayout) offsets(self *Tensor) (*advIndex, error) {
 }
 
 func kIndex(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	indices, err := c.tensors("indices")
+	self, indices, err := selfAnd(c, c.tensors, "indices")
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +227,7 @@ func kIndex(c *call) ([]any, error) {
 // kIndexPut is index_put: a clone of self with values written (or added)
 // at self[indices].
 func kIndexPut(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	indices, err := c.tensors("indices")
+	self, indices, err := selfAnd(c, c.tensors, "indices")
 	if err != nil {
 		return nil, err
 	}
@@ -269,42 +261,38 @@ func kIndexPut(c *call) ([]any, error) {
 	return one(out)
 }
 
-// dimIndex reads dim and a 0/1-d index for index_select and friends.
-func dimIndex(c *call, self *Tensor) (int, []int64, error) {
-	d, err := c.int("dim")
+// dimIndex reads self, dim and a 0/1-d index for index_select and
+// friends.
+func dimIndex(c *call) (self *Tensor, w int, ix []int64, err error) {
+	self, d, err := c.selfInt("dim")
 	if err != nil {
-		return 0, nil, err
+		return nil, 0, nil, err
 	}
-	w, err := wrapDim(d, self.Dim())
-	if err != nil {
-		return 0, nil, err
+	if w, err = wrapDim(d, self.Dim()); err != nil {
+		return nil, 0, nil, err
 	}
 	index, err := c.tensor("index")
 	if err != nil {
-		return 0, nil, err
+		return nil, 0, nil, err
 	}
 	if index.Dim() > 1 {
-		return 0, nil, fmt.Errorf("index_select(): Index is supposed to be a vector")
+		return nil, 0, nil, fmt.Errorf("index_select(): Index is supposed to be a vector")
 	}
 	size := int64(1)
 	if self.Dim() > 0 {
 		size = self.Shape[w]
 	}
-	ix := index.Ints()
+	ix = index.Ints()
 	for i, v := range ix {
 		if ix[i], err = checkIndex(v, size, w); err != nil {
-			return 0, nil, fmt.Errorf("index out of range in self")
+			return nil, 0, nil, fmt.Errorf("index out of range in self")
 		}
 	}
-	return w, ix, nil
+	return self, w, ix, nil
 }
 
 func kIndexSelect(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	d, ix, err := dimIndex(c, self)
+	self, d, ix, err := dimIndex(c)
 	if err != nil {
 		return nil, err
 	}
@@ -530,11 +518,7 @@ func scatterReduce(out *Tensor, offs []int64, src *Tensor, srcOffs []int64, redu
 }
 
 func kEmbedding(c *call) ([]any, error) {
-	weight, err := c.tensor("weight")
-	if err != nil {
-		return nil, err
-	}
-	indices, err := c.tensor("indices")
+	weight, indices, err := c.tensor2("weight", "indices")
 	if err != nil {
 		return nil, err
 	}
@@ -562,11 +546,7 @@ func kEmbedding(c *call) ([]any, error) {
 
 // kIndexAddCopyFill covers index_add, index_copy and index_fill.
 func kIndexAddCopyFill(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	d, ix, err := dimIndex(c, self)
+	self, d, ix, err := dimIndex(c)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // Matrix products and convolution. PyTorch runs these in BLAS / oneDNN,
@@ -95,30 +96,12 @@ func hasNonFinite(xs []float64) bool {
 // sameDTypes is the matmul family's check.
 func sameDTypes(a, b *Tensor) error {
 	if a.DType != b.DType {
-		return fmt.Errorf("expected m1 and m2 to have the same dtype, but got: %s != %s", cppTypeName(a.DType), cppTypeName(b.DType))
+		return fmt.Errorf("expected m1 and m2 to have the same dtype, but got: %s != %s", ops.CppTypeName(a.DType), ops.CppTypeName(b.DType))
 	}
 	if a.DType == ir.Bool {
 		return fmt.Errorf("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 	}
 	return nil
-}
-
-func cppTypeName(dt ir.DType) string {
-	switch dt {
-	case ir.F32:
-		return "float"
-	case ir.F64:
-		return "double"
-	case ir.I64:
-		return "long int"
-	case ir.I32:
-		return "int"
-	case ir.BF16:
-		return "c10::BFloat16"
-	case ir.F16:
-		return "c10::Half"
-	}
-	return dt.Name()
 }
 
 // bmm is [B,M,K]·[B,K,N].
@@ -273,11 +256,7 @@ func kAddmm(c *call) ([]any, error) {
 }
 
 func kLinear(c *call) ([]any, error) {
-	x, err := c.tensor("input")
-	if err != nil {
-		return nil, err
-	}
-	w, err := c.tensor("weight")
+	x, w, err := c.tensor2("input", "weight")
 	if err != nil {
 		return nil, err
 	}

@@ -128,15 +128,7 @@ func kCollective(c *call) ([]any, error) {
 }
 
 func kAminmax(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	d, hasDim, err := c.optInt("dim")
-	if err != nil {
-		return nil, err
-	}
-	keepdim, err := c.bool("keepdim")
+	t, d, hasDim, keepdim, err := optDimArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -151,25 +143,11 @@ func kAminmax(c *call) ([]any, error) {
 	if r.size == 0 {
 		return nil, fmt.Errorf("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
 	}
-	ext := func(sign float64) func([]float64) float64 {
-		return func(xs []float64) float64 {
-			best := xs[0]
-			for _, x := range xs {
-				if x != x {
-					return x
-				}
-				if (x-best)*sign > 0 {
-					best = x
-				}
-			}
-			return best
-		}
-	}
-	lo, err := r.reduceTo(t.DType, true, ext(-1), nil)
+	lo, err := r.reduceTo(t.DType, true, nanExtreme(-1), nil)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := r.reduceTo(t.DType, true, ext(1), nil)
+	hi, err := r.reduceTo(t.DType, true, nanExtreme(1), nil)
 	return []any{lo, hi}, err
 }
 
@@ -191,11 +169,7 @@ func kRepeatInterleave(c *call) ([]any, error) {
 		}
 		return one(FromInts(ir.I64, []int64{int64(len(out))}, out))
 	}
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	reps, err := c.int("repeats")
+	t, reps, err := c.selfInt("repeats")
 	if err != nil {
 		return nil, err
 	}

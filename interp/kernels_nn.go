@@ -71,11 +71,7 @@ func softmaxLane(log bool) func([]float64) []float64 {
 // softmaxKernel covers _softmax(half_to_float) and softmax.int(dtype).
 func softmaxKernel(log bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, err := c.tensor("self")
-		if err != nil {
-			return nil, err
-		}
-		d, err := c.int("dim")
+		t, d, err := c.selfInt("dim")
 		if err != nil {
 			return nil, err
 		}
@@ -104,11 +100,7 @@ func softmaxKernel(log bool) kernel {
 // softmaxBackward is _softmax_backward_data / _log_softmax_backward_data.
 func softmaxBackward(log bool) kernel {
 	return func(c *call) ([]any, error) {
-		g, err := c.tensor("grad_output")
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.tensor("output")
+		g, y, err := c.tensor2("grad_output", "output")
 		if err != nil {
 			return nil, err
 		}
@@ -206,14 +198,7 @@ func kLayerNorm(c *call) ([]any, error) {
 		rstd := 1 / math.Sqrt(vr+eps)
 		means[g], rstds[g] = mean, rstd
 		for i, v := range row {
-			y := (v - mean) * rstd
-			if ws != nil {
-				y *= ws[i]
-			}
-			if bs != nil {
-				y += bs[i]
-			}
-			out[g*inner+int64(i)] = y
+			out[g*inner+int64(i)] = normalize(v, mean, rstd, ws, bs, int64(i))
 		}
 	}
 	res := FromFloatsOn(x.DType, x.Shape, out, x.Device())
@@ -229,6 +214,19 @@ func kLayerNorm(c *call) ([]any, error) {
 		statDT = ir.F32
 	}
 	return []any{res, FromFloatsOn(statDT, statShape, means, x.Device()), FromFloatsOn(statDT, statShape, rstds, x.Device())}, nil
+}
+
+// normalize is (v - mean)·rstd, scaled by w[i] and shifted by b[i] where
+// those are given.
+func normalize(v, mean, rstd float64, w, b []float64, i int64) float64 {
+	y := (v - mean) * rstd
+	if w != nil {
+		y *= w[i]
+	}
+	if b != nil {
+		y += b[i]
+	}
+	return y
 }
 
 // meanVar is the mean and biased variance.
@@ -288,14 +286,7 @@ func batchNorm(x, w, b, rm, rv *Tensor, training bool, momentum, eps float64) (o
 			}
 		}
 		for i, v := range lane {
-			y := (v - mean) * rstd
-			if ws != nil {
-				y *= ws[k]
-			}
-			if bs != nil {
-				y += bs[k]
-			}
-			res[k*per+int64(i)] = y
+			res[k*per+int64(i)] = normalize(v, mean, rstd, ws, bs, k)
 		}
 	}
 	tmp := FromFloatsOn(x.DType, xp.Shape, res, x.Device())

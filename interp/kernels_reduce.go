@@ -66,25 +66,51 @@ func plan(t *Tensor, dims []int64, keepdim bool) (*reduction, error) {
 	return r, nil
 }
 
-// eachGroupF calls f with the values of every group, in output order.
-func (r *reduction) eachGroupF(f func(g int64, xs []float64)) {
-	it := newOffsetIter(r.src.Shape, r.src.Strides, r.src.Offset, 0)
-	offs := make([]int64, r.size)
-	xs := make([]float64, r.size)
-	for g := int64(0); g < r.groups; g++ {
-		it.fill(offs)
-		gatherF(r.src.DType, r.src.Storage.Data, offs, xs)
-		f(g, xs)
+// castReduction reads reduceArgs and plans the reduction of self cast to
+// its dtype= argument, or to def(self's dtype); check, when set, vets that
+// dtype first. sum(dtype=) and mean compute in the cast dtype.
+func castReduction(c *call, def func(ir.DType) ir.DType, check func(ir.DType) error) (*reduction, ir.DType, error) {
+	t, dims, keepdim, dt, hasDT, err := reduceArgs(c)
+	if err != nil {
+		return nil, 0, err
 	}
+	if !hasDT {
+		dt = def(t.DType)
+	}
+	if check != nil {
+		if err := check(dt); err != nil {
+			return nil, 0, err
+		}
+	}
+	if dt != t.DType {
+		if t, err = toCopy(t, dt, t.Device(), ""); err != nil {
+			return nil, 0, err
+		}
+	}
+	r, err := plan(t, dims, keepdim)
+	return r, dt, err
 }
 
-func (r *reduction) eachGroupI(f func(g int64, xs []int64)) {
+// sumDType is sum's and prod's default: ints and bools accumulate in int64.
+func sumDType(dt ir.DType) ir.DType {
+	if !dt.IsFloat() {
+		return ir.I64
+	}
+	return dt
+}
+
+// eachGroupF calls f with the values of every group, in output order.
+func (r *reduction) eachGroupF(f func(g int64, xs []float64)) { eachGroup(r, gatherF, f) }
+
+func (r *reduction) eachGroupI(f func(g int64, xs []int64)) { eachGroup(r, gatherI, f) }
+
+func eachGroup[T lane](r *reduction, gather func(ir.DType, []byte, []int64, []T), f func(g int64, xs []T)) {
 	it := newOffsetIter(r.src.Shape, r.src.Strides, r.src.Offset, 0)
 	offs := make([]int64, r.size)
-	xs := make([]int64, r.size)
+	xs := make([]T, r.size)
 	for g := int64(0); g < r.groups; g++ {
 		it.fill(offs)
-		gatherI(r.src.DType, r.src.Storage.Data, offs, xs)
+		gather(r.src.DType, r.src.Storage.Data, offs, xs)
 		f(g, xs)
 	}
 }
@@ -117,6 +143,28 @@ func pairwiseSum(xs []float64, r rounder) float64 {
 	return r(pairwiseSum(xs[:h], r) + pairwiseSum(xs[h:], r))
 }
 
+// optDimArgs reads self, an int? dim and keepdim (argmax, aminmax).
+func optDimArgs(c *call) (t *Tensor, d int64, hasDim, keepdim bool, err error) {
+	if t, err = c.tensor("self"); err != nil {
+		return
+	}
+	if d, hasDim, err = c.optInt("dim"); err != nil {
+		return
+	}
+	keepdim, err = c.bool("keepdim")
+	return
+}
+
+// planReduce reads reduceArgs and plans the reduction of self.
+func planReduce(c *call) (*Tensor, *reduction, error) {
+	t, dims, keepdim, _, _, err := reduceArgs(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := plan(t, dims, keepdim)
+	return t, r, err
+}
+
 // reduceArgs reads self, dim (int[]? or int[1]), keepdim and dtype.
 func reduceArgs(c *call) (t *Tensor, dims []int64, keepdim bool, dt ir.DType, hasDT bool, err error) {
 	if t, err = c.tensor("self"); err != nil {
@@ -141,22 +189,7 @@ func reduceArgs(c *call) (t *Tensor, dims []int64, keepdim bool, dt ir.DType, ha
 // sumLike is sum, nansum and prod: ints and bools accumulate in int64.
 func sumLike(name string, product, skipNaN bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, dims, keepdim, dt, hasDT, err := reduceArgs(c)
-		if err != nil {
-			return nil, err
-		}
-		if !hasDT {
-			dt = t.DType
-			if !dt.IsFloat() {
-				dt = ir.I64
-			}
-		}
-		if dt != t.DType {
-			if t, err = toCopy(t, dt, t.Device(), ""); err != nil {
-				return nil, err
-			}
-		}
-		r, err := plan(t, dims, keepdim)
+		r, dt, err := castReduction(c, sumDType, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -199,22 +232,12 @@ func sumLike(name string, product, skipNaN bool) kernel {
 }
 
 func kMean(c *call) ([]any, error) {
-	t, dims, keepdim, dt, hasDT, err := reduceArgs(c)
-	if err != nil {
-		return nil, err
-	}
-	if !hasDT {
-		dt = t.DType
-	}
-	if !dt.IsFloat() {
-		return nil, fmt.Errorf("mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", scalarTypeName(dt))
-	}
-	if dt != t.DType {
-		if t, err = toCopy(t, dt, t.Device(), ""); err != nil {
-			return nil, err
+	r, dt, err := castReduction(c, func(dt ir.DType) ir.DType { return dt }, func(dt ir.DType) error {
+		if !dt.IsFloat() {
+			return fmt.Errorf("mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", scalarTypeName(dt))
 		}
-	}
-	r, err := plan(t, dims, keepdim)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -224,32 +247,33 @@ func kMean(c *call) ([]any, error) {
 	}, nil))
 }
 
+// nanExtreme is the max (sign 1) or min (-1) of a group; a NaN wins.
+func nanExtreme(sign float64) func(xs []float64) float64 {
+	return func(xs []float64) float64 {
+		best := xs[0]
+		for _, x := range xs {
+			if x != x {
+				return x
+			}
+			if (x-best)*sign > 0 {
+				best = x
+			}
+		}
+		return best
+	}
+}
+
 // extremeKernel is amax/amin (and max()/min() over everything): NaN wins.
 func extremeKernel(name string, sign float64) kernel {
 	return func(c *call) ([]any, error) {
-		t, dims, keepdim, _, _, err := reduceArgs(c)
-		if err != nil {
-			return nil, err
-		}
-		r, err := plan(t, dims, keepdim)
+		t, r, err := planReduce(c)
 		if err != nil {
 			return nil, err
 		}
 		if r.size == 0 {
 			return nil, fmt.Errorf("%s(): Expected reduction dim to have non-zero size.", name)
 		}
-		ff := func(xs []float64) float64 {
-			best := xs[0]
-			for _, x := range xs {
-				if x != x {
-					return x
-				}
-				if (x-best)*sign > 0 {
-					best = x
-				}
-			}
-			return best
-		}
+		ff := nanExtreme(sign)
 		fi := func(xs []int64) int64 {
 			best := xs[0]
 			for _, x := range xs {
@@ -281,11 +305,7 @@ func argExtreme(xs []float64, sign float64) int64 {
 // maxDim is max.dim / min.dim: (values, indices).
 func maxDim(sign float64) kernel {
 	return func(c *call) ([]any, error) {
-		t, err := c.tensor("self")
-		if err != nil {
-			return nil, err
-		}
-		d, err := c.int("dim")
+		t, d, err := c.selfInt("dim")
 		if err != nil {
 			return nil, err
 		}
@@ -317,15 +337,7 @@ func maxDim(sign float64) kernel {
 // argKernel is argmax/argmin; dim None searches the flattened tensor.
 func argKernel(sign float64) kernel {
 	return func(c *call) ([]any, error) {
-		t, err := c.tensor("self")
-		if err != nil {
-			return nil, err
-		}
-		d, hasDim, err := c.optInt("dim")
-		if err != nil {
-			return nil, err
-		}
-		keepdim, err := c.bool("keepdim")
+		t, d, hasDim, keepdim, err := optDimArgs(c)
 		if err != nil {
 			return nil, err
 		}
@@ -356,11 +368,7 @@ func argKernel(sign float64) kernel {
 // anyAll is any/all: the result is bool (uint8 for uint8 input).
 func anyAll(all bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, dims, keepdim, _, _, err := reduceArgs(c)
-		if err != nil {
-			return nil, err
-		}
-		r, err := plan(t, dims, keepdim)
+		t, r, err := planReduce(c)
 		if err != nil {
 			return nil, err
 		}
@@ -437,17 +445,13 @@ func moments(c *call, std, withMean bool) ([]any, error) {
 }
 
 func kLogSumExp(c *call) ([]any, error) {
-	t, dims, keepdim, _, _, err := reduceArgs(c)
+	t, r, err := planReduce(c)
 	if err != nil {
 		return nil, err
 	}
 	dt := t.DType
 	if !dt.IsFloat() {
 		dt = ir.F32
-	}
-	r, err := plan(t, dims, keepdim)
-	if err != nil {
-		return nil, err
 	}
 	return oneT(r.reduceTo(dt, true, func(xs []float64) float64 {
 		m := math.Inf(-1)
@@ -514,11 +518,7 @@ func kVectorNorm(c *call) ([]any, error) {
 // cumulative is cumsum/cumprod along dim (ints accumulate in int64).
 func cumulative(product bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, err := c.tensor("self")
-		if err != nil {
-			return nil, err
-		}
-		d, err := c.int("dim")
+		t, d, err := c.selfInt("dim")
 		if err != nil {
 			return nil, err
 		}
@@ -527,10 +527,7 @@ func cumulative(product bool) kernel {
 			return nil, err
 		}
 		if !ok {
-			dt = t.DType
-			if !dt.IsFloat() {
-				dt = ir.I64
-			}
+			dt = sumDType(t.DType)
 		}
 		w, err := wrapDim(d, t.Dim())
 		if err != nil {

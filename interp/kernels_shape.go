@@ -96,11 +96,7 @@ func kCat(c *call) ([]any, error) {
 }
 
 func kRepeat(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	reps, err := c.intList("repeats")
+	t, reps, err := c.selfIntList("repeats")
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +160,7 @@ func constantPad(t *Tensor, pad []int64, value any) (*Tensor, error) {
 }
 
 func kPad(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	pad, err := c.intList("pad")
+	t, pad, err := c.selfIntList("pad")
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +183,7 @@ func kPad(c *call) ([]any, error) {
 }
 
 func kFlip(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	dims, err := c.intList("dims")
+	t, dims, err := c.selfIntList("dims")
 	if err != nil {
 		return nil, err
 	}
@@ -214,11 +202,7 @@ func kFlip(c *call) ([]any, error) {
 }
 
 func kRoll(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	shifts, err := c.intList("shifts")
+	t, shifts, err := c.selfIntList("shifts")
 	if err != nil {
 		return nil, err
 	}
@@ -266,11 +250,7 @@ func rollDim(t *Tensor, shift, dim int64) (*Tensor, error) {
 // triangle is tril/triu over the last two dims.
 func triangle(upper bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, err := c.tensor("self")
-		if err != nil {
-			return nil, err
-		}
-		k, err := c.int("diagonal")
+		t, k, err := c.selfInt("diagonal")
 		if err != nil {
 			return nil, err
 		}
@@ -298,11 +278,7 @@ func triangle(upper bool) kernel {
 // kSort is sort/argsort/topk: a stable sort along dim (NaN sorts as the
 // largest value, as PyTorch does).
 func kSort(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	d, err := c.int("dim")
+	t, d, err := c.selfInt("dim")
 	if err != nil {
 		return nil, err
 	}

@@ -34,11 +34,7 @@ func kItem(c *call) ([]any, error) {
 // dimQuery reads size/stride at a dim.
 func dimQuery(stride bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, err := c.tensor("self")
-		if err != nil {
-			return nil, err
-		}
-		d, err := c.int("dim")
+		t, d, err := c.selfInt("dim")
 		if err != nil {
 			return nil, err
 		}
@@ -164,11 +160,7 @@ func kNonzero(c *call) ([]any, error) {
 
 // kMaskedSelect picks self's elements where mask (broadcast) is true.
 func kMaskedSelect(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	mask, err := c.tensor("mask")
+	self, mask, err := c.tensor2("self", "mask")
 	if err != nil {
 		return nil, err
 	}

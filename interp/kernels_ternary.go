@@ -12,28 +12,6 @@ import (
 // Pointwise ops with three operands or extra parameters: pow, where, clamp,
 // lerp, addcmul/addcdiv, fma, masked_fill and the activation backwards.
 
-func fl3(f func(a, b, c float64) float64) func(ir.DType) chunkF {
-	return func(ir.DType) chunkF {
-		return func(dst []float64, c [][]float64) {
-			a, b, d := c[0], c[1], c[2]
-			for i := range dst {
-				dst[i] = f(a[i], b[i], d[i])
-			}
-		}
-	}
-}
-
-func in3(f func(a, b, c int64) int64) func(ir.DType) chunkI {
-	return func(ir.DType) chunkI {
-		return func(dst []int64, c [][]int64) {
-			a, b, d := c[0], c[1], c[2]
-			for i := range dst {
-				dst[i] = f(a[i], b[i], d[i])
-			}
-		}
-	}
-}
-
 func fl3r(mk func(r rounder) func(a, b, c float64) float64) func(ir.DType) chunkF {
 	return func(dt ir.DType) chunkF { return fl3(mk(rounderFor(dt)))(dt) }
 }
@@ -57,6 +35,27 @@ func operands(c *call, names ...string) ([]operand, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// pickIf is where's lane: a where p is set, else b.
+func pickIf[T lane](p, a, b T) T {
+	if p != 0 {
+		return a
+	}
+	return b
+}
+
+// fillIf is masked_fill's lane: v where the mask m is set, else x.
+func fillIf[T lane](x, m, v T) T { return pickIf(m, v, x) }
+
+// thresholdGrad is threshold_backward's lane: g, or 0 where x <= th.
+func thresholdGrad[T lane](th float64) func(g, x T) T {
+	return func(g, x T) T {
+		if float64(x) <= th {
+			return 0
+		}
+		return g
+	}
 }
 
 func kPow(c *call) ([]any, error) {
@@ -88,20 +87,7 @@ func kWhere(c *call) ([]any, error) {
 		return nil, err
 	}
 	all := append([]operand{{t: cond, dt: cond.DType}}, in...)
-	k := ewKernel{
-		f: fl3(func(p, a, b float64) float64 {
-			if p != 0 {
-				return a
-			}
-			return b
-		}),
-		i: in3(func(p, a, b int64) int64 {
-			if p != 0 {
-				return a
-			}
-			return b
-		}),
-	}
+	k := ewKernel{f: fl3(pickIf[float64]), i: in3(pickIf[int64])}
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "where"}, k, all))
 }
 
@@ -242,20 +228,7 @@ func kThresholdBackward(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := ewKernel{
-		f: fl2(func(g, x float64) float64 {
-			if x <= th {
-				return 0
-			}
-			return g
-		}),
-		i: in2(func(g, x int64) int64 {
-			if float64(x) <= th {
-				return 0
-			}
-			return g
-		}),
-	}
+	k := ewKernel{f: fl2(thresholdGrad[float64](th)), i: in2(thresholdGrad[int64](th))}
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "threshold_backward"}, k, in))
 }
 
@@ -287,11 +260,7 @@ func geluBackward(c *call) ([]any, error) {
 // kMaskedFill writes value where mask is true; the result keeps self's
 // dtype and takes the broadcast shape of self and mask.
 func kMaskedFill(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	mask, err := c.tensor("mask")
+	self, mask, err := c.tensor2("self", "mask")
 	if err != nil {
 		return nil, err
 	}
@@ -311,20 +280,7 @@ func kMaskedFill(c *call) ([]any, error) {
 	}
 	vo, _ := scalarOperand(val)
 	in := []operand{{t: self, dt: self.DType}, {t: mask, dt: ir.Bool}, vo}
-	k := ewKernel{
-		f: fl3(func(x, m, v float64) float64 {
-			if m != 0 {
-				return v
-			}
-			return x
-		}),
-		i: in3(func(x, m, v int64) int64 {
-			if m != 0 {
-				return v
-			}
-			return x
-		}),
-	}
+	k := ewKernel{f: fl3(fillIf[float64]), i: in3(fillIf[int64])}
 	return oneT(elementwiseAs("masked_fill", self.DType, self.DType, k, in))
 }
 

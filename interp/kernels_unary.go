@@ -27,24 +27,14 @@ func rounderFor(dt ir.DType) rounder {
 }
 
 // Kernel builders over scalar functions.
-func fl1(f func(float64) float64) func(ir.DType) chunkF {
-	return func(ir.DType) chunkF {
-		return func(dst []float64, c [][]float64) {
-			a := c[0]
-			for i := range dst {
-				dst[i] = f(a[i])
-			}
-		}
-	}
-}
+func fl1(f func(float64) float64) func(ir.DType) chunkF { return anyDType(chunkF(map1(f))) }
+func in1(f func(int64) int64) func(ir.DType) chunkI     { return anyDType(chunkI(map1(f))) }
 
-func in1(f func(int64) int64) func(ir.DType) chunkI {
-	return func(ir.DType) chunkI {
-		return func(dst []int64, c [][]int64) {
-			a := c[0]
-			for i := range dst {
-				dst[i] = f(a[i])
-			}
+func map1[T lane](f func(T) T) func(dst []T, c [][]T) {
+	return func(dst []T, c [][]T) {
+		a := c[0]
+		for i := range dst {
+			dst[i] = f(a[i])
 		}
 	}
 }

@@ -180,11 +180,7 @@ func permute(t *Tensor, dims []int64) (*Tensor, error) {
 
 // transposeDims swaps two dims (a 0-dim tensor accepts 0 and -1).
 func transposeDims(t *Tensor, d0, d1 int64) (*Tensor, error) {
-	a, err := wrapDim(d0, t.Dim())
-	if err != nil {
-		return nil, err
-	}
-	b, err := wrapDim(d1, t.Dim())
+	a, b, err := wrapDimPair(d0, d1, t.Dim())
 	if err != nil {
 		return nil, err
 	}
@@ -333,11 +329,7 @@ func unsqueeze(t *Tensor, dim int64) (*Tensor, error) {
 // diagonal is aten::diagonal: dims dim1 and dim2 become one trailing dim
 // with stride stride1+stride2.
 func diagonal(t *Tensor, offset, dim1, dim2 int64) (*Tensor, error) {
-	a, err := wrapDim(dim1, t.Dim())
-	if err != nil {
-		return nil, err
-	}
-	b, err := wrapDim(dim2, t.Dim())
+	a, b, err := wrapDimPair(dim1, dim2, t.Dim())
 	if err != nil {
 		return nil, err
 	}

@@ -54,12 +54,15 @@ func mutateMeta(view kernel) kernel {
 	}
 }
 
-func kView(c *call, t *Tensor) (*Tensor, error) {
-	size, err := c.intList("size")
-	if err != nil {
-		return nil, err
+// listK adapts f over self and the int list parameter name.
+func listK(name string, f func(t *Tensor, list []int64) (*Tensor, error)) func(c *call, t *Tensor) (*Tensor, error) {
+	return func(c *call, t *Tensor) (*Tensor, error) {
+		list, err := c.intList(name)
+		if err != nil {
+			return nil, err
+		}
+		return f(t, list)
 	}
-	return viewShape(t, size)
 }
 
 func kReshape(c *call, t *Tensor) (*Tensor, error) {
@@ -67,11 +70,7 @@ func kReshape(c *call, t *Tensor) (*Tensor, error) {
 	if !c.has(name) {
 		name = "size"
 	}
-	size, err := c.intList(name)
-	if err != nil {
-		return nil, err
-	}
-	return reshape(t, size)
+	return listK(name, reshape)(c, t)
 }
 
 func kViewDType(c *call, t *Tensor) (*Tensor, error) {
@@ -90,24 +89,12 @@ func kViewAs(c *call, t *Tensor) (*Tensor, error) {
 	return viewShape(t, other.Shape)
 }
 
-func kPermute(c *call, t *Tensor) (*Tensor, error) {
-	dims, err := c.intList("dims")
-	if err != nil {
-		return nil, err
-	}
-	return permute(t, dims)
-}
-
 func kTranspose(c *call, t *Tensor) (*Tensor, error) {
-	d0, err := c.int("dim0")
+	d, err := c.ints("dim0", "dim1")
 	if err != nil {
 		return nil, err
 	}
-	d1, err := c.int("dim1")
-	if err != nil {
-		return nil, err
-	}
-	return transposeDims(t, d0, d1)
+	return transposeDims(t, d[0], d[1])
 }
 
 func kT(c *call, t *Tensor) (*Tensor, error) {
@@ -118,14 +105,6 @@ func kT(c *call, t *Tensor) (*Tensor, error) {
 		return t.Alias(), nil
 	}
 	return transposeDims(t, 0, 1)
-}
-
-func kExpand(c *call, t *Tensor) (*Tensor, error) {
-	size, err := c.intList("size")
-	if err != nil {
-		return nil, err
-	}
-	return expand(t, size)
 }
 
 func kSlice(c *call, t *Tensor) (*Tensor, error) {
@@ -151,18 +130,11 @@ func kSlice(c *call, t *Tensor) (*Tensor, error) {
 }
 
 func kNarrow(c *call, t *Tensor) (*Tensor, error) {
-	dim, err := c.int("dim")
+	p, err := c.ints("dim", "start", "length")
 	if err != nil {
 		return nil, err
 	}
-	start, err := c.int("start")
-	if err != nil {
-		return nil, err
-	}
-	length, err := c.int("length")
-	if err != nil {
-		return nil, err
-	}
+	dim, start, length := p[0], p[1], p[2]
 	d, err := wrapDim(dim, t.Dim())
 	if err != nil {
 		return nil, err
@@ -178,31 +150,20 @@ func kNarrow(c *call, t *Tensor) (*Tensor, error) {
 }
 
 func kSelect(c *call, t *Tensor) (*Tensor, error) {
-	dim, err := c.int("dim")
+	p, err := c.ints("dim", "index")
 	if err != nil {
 		return nil, err
 	}
-	index, err := c.int("index")
-	if err != nil {
-		return nil, err
-	}
-	return selectView(t, dim, index)
+	return selectView(t, p[0], p[1])
 }
 
+// kSqueeze covers squeeze (every size-1 dim), squeeze.dim (int) and
+// squeeze.dims, which some schemas spell `int[] dim`.
 func kSqueeze(c *call, t *Tensor) (*Tensor, error) {
-	switch {
-	case c.has("dims"):
-		dims, err := c.intList("dims")
-		if err != nil {
-			return nil, err
+	for _, name := range []string{"dims", "dim"} {
+		if c.has(name) {
+			return listK(name, func(t *Tensor, dims []int64) (*Tensor, error) { return squeezeDims(t, nz(dims)) })(c, t)
 		}
-		return squeezeDims(t, nz(dims))
-	case c.has("dim"): // squeeze.dim (int) and squeeze.dims spelled `int[] dim`
-		dims, err := c.intList("dim")
-		if err != nil {
-			return nil, err
-		}
-		return squeezeDims(t, nz(dims))
 	}
 	return squeezeDims(t, nil)
 }
@@ -216,23 +177,24 @@ func kUnsqueeze(c *call, t *Tensor) (*Tensor, error) {
 }
 
 func kDiagonal(c *call, t *Tensor) (*Tensor, error) {
-	var p [3]int64
-	for i, name := range []string{"offset", "dim1", "dim2"} {
-		v, err := c.int(name)
-		if err != nil {
-			return nil, err
-		}
-		p[i] = v
+	p, err := c.ints("offset", "dim1", "dim2")
+	if err != nil {
+		return nil, err
 	}
 	return diagonal(t, p[0], p[1], p[2])
 }
 
-func kAsStrided(c *call, t *Tensor) (*Tensor, error) {
-	size, err := c.intList("size")
-	if err != nil {
-		return nil, err
+// sizeStride reads as_strided's and _reshape_alias's size and stride.
+func sizeStride(c *call) (size, stride []int64, err error) {
+	if size, err = c.intList("size"); err != nil {
+		return nil, nil, err
 	}
-	stride, err := c.intList("stride")
+	stride, err = c.intList("stride")
+	return size, stride, err
+}
+
+func kAsStrided(c *call, t *Tensor) (*Tensor, error) {
+	size, stride, err := sizeStride(c)
 	if err != nil {
 		return nil, err
 	}
@@ -258,11 +220,7 @@ func kAsStrided(c *call, t *Tensor) (*Tensor, error) {
 }
 
 func kReshapeAlias(c *call, t *Tensor) (*Tensor, error) {
-	size, err := c.intList("size")
-	if err != nil {
-		return nil, err
-	}
-	stride, err := c.intList("stride")
+	size, stride, err := sizeStride(c)
 	if err != nil {
 		return nil, err
 	}
@@ -270,13 +228,9 @@ func kReshapeAlias(c *call, t *Tensor) (*Tensor, error) {
 }
 
 func kUnfold(c *call, t *Tensor) (*Tensor, error) {
-	var p [3]int64
-	for i, name := range []string{"dimension", "size", "step"} {
-		v, err := c.int(name)
-		if err != nil {
-			return nil, err
-		}
-		p[i] = v
+	p, err := c.ints("dimension", "size", "step")
+	if err != nil {
+		return nil, err
 	}
 	return unfold(t, p[0], p[1], p[2])
 }
@@ -303,14 +257,11 @@ func kSplit(c *call, t *Tensor) ([]any, error) {
 }
 
 func kChunk(c *call, t *Tensor) ([]any, error) {
-	chunks, err := c.int("chunks")
+	p, err := c.ints("chunks", "dim")
 	if err != nil {
 		return nil, err
 	}
-	dim, err := c.int("dim")
-	if err != nil {
-		return nil, err
-	}
+	chunks, dim := p[0], p[1]
 	if chunks <= 0 {
 		return nil, fmt.Errorf("chunk expects `chunks` to be greater than 0, got: %d", chunks)
 	}
@@ -348,11 +299,7 @@ func kUnbind(c *call, t *Tensor) ([]any, error) {
 // kResize is resize_: self takes the new size with contiguous strides; the
 // storage grows (in place, so every alias sees it) when it is too small.
 func kResize(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	size, err := c.intList("size")
+	self, size, err := c.selfIntList("size")
 	if err != nil {
 		return nil, err
 	}
@@ -400,14 +347,14 @@ func kContiguous(c *call, t *Tensor) (*Tensor, error) {
 }
 
 func init() {
-	register(selfK(kView), "view", "_unsafe_view")
+	register(selfK(listK("size", viewShape)), "view", "_unsafe_view")
 	register(selfK(kViewDType), "view.dtype")
 	register(selfK(kReshape), "reshape")
 	register(selfK(kViewAs), "view_as")
-	register(selfK(kPermute), "permute")
+	register(selfK(listK("dims", permute)), "permute")
 	register(selfK(kTranspose), "transpose.int")
 	register(selfK(kT), "t")
-	register(selfK(kExpand), "expand")
+	register(selfK(listK("size", expand)), "expand")
 	register(selfK(kSlice), "slice.Tensor")
 	register(selfK(kNarrow), "narrow")
 	register(selfK(kSelect), "select.int")

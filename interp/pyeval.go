@@ -13,13 +13,9 @@ import (
 
 // evalOperator evaluates an operator.* or torch.sym_* node.
 func (m *machine) evalOperator(n *ir.Node) ([]any, error) {
-	args := make([]any, len(n.Args))
-	for i, a := range n.Args {
-		x, err := m.evalArg(a)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = x
+	args, err := mapErr(n.Args, m.evalArg)
+	if err != nil {
+		return nil, err
 	}
 	if n.Target == "operator.getitem" {
 		if len(args) != 2 {
@@ -124,18 +120,11 @@ func boolErr(ok bool, x any) error {
 
 // num reads an int, float or bool as a float64.
 func num(x any) (float64, bool) {
-	switch v := x.(type) {
-	case int64:
-		return float64(v), true
-	case float64:
+	if v, ok := x.(float64); ok {
 		return v, true
-	case bool:
-		if v {
-			return 1, true
-		}
-		return 0, true
 	}
-	return 0, false
+	i, ok := intOrBool(x)
+	return float64(i), ok
 }
 
 // intOrBool reads an int or bool as an int64.
@@ -302,13 +291,9 @@ func extremum(sign int) func([]any) (any, error) {
 
 // evalMethod evaluates the tensor methods Dynamo graphs record.
 func (m *machine) evalMethod(n *ir.Node) ([]any, error) {
-	args := make([]any, len(n.Args))
-	for i, a := range n.Args {
-		x, err := m.evalArg(a)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = x
+	args, err := mapErr(n.Args, m.evalArg)
+	if err != nil {
+		return nil, err
 	}
 	if len(args) == 0 {
 		return nil, noEval(n, "has no receiver")

@@ -125,23 +125,14 @@ func (m *machine) randomValue(t ir.Type, name string) (any, error) {
 // concreteTensor allocates a tensor of a static type with symbols
 // evaluated; the storage covers the type's strides and offset.
 func (m *machine) concreteTensor(tt *ir.TensorType) (*Tensor, error) {
-	shape := make([]int64, len(tt.Shape))
-	for i, e := range tt.Shape {
-		v, err := m.evalSym(e)
-		if err != nil {
-			return nil, err
-		}
-		shape[i] = v
+	shape, err := mapErr(tt.Shape, m.evalSym)
+	if err != nil {
+		return nil, err
 	}
 	var strides []int64
 	if tt.HasStrides() && len(tt.Strides) == len(shape) {
-		strides = make([]int64, len(shape))
-		for i, e := range tt.Strides {
-			v, err := m.evalSym(e)
-			if err != nil {
-				return nil, err
-			}
-			strides[i] = v
+		if strides, err = mapErr(tt.Strides, m.evalSym); err != nil {
+			return nil, err
 		}
 	}
 	offset, err := m.evalSym(tt.Offset)

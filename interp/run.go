@@ -320,15 +320,7 @@ func (m *machine) evalArg(a ir.Arg) (any, error) {
 	case ir.ArgEnum:
 		return enum(a.Str), nil
 	case ir.ArgList, ir.ArgTuple:
-		out := make([]any, len(a.Elems))
-		for i, e := range a.Elems {
-			x, err := m.evalArg(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = x
-		}
-		return out, nil
+		return mapErr(a.Elems, m.evalArg)
 	}
 	return nil, fmt.Errorf("cannot evaluate argument %s", a.String())
 }

@@ -292,3 +292,13 @@ func wrapDim(dim int64, rank int) (int, error) {
 	}
 	return int(dim), nil
 }
+
+// wrapDimPair wraps two dims of the same tensor (transpose, diagonal).
+func wrapDimPair(d0, d1 int64, rank int) (int, int, error) {
+	a, err := wrapDim(d0, rank)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := wrapDim(d1, rank)
+	return a, b, err
+}

@@ -11,11 +11,7 @@ func init() {
 }
 
 func kAssertAlignment(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	align, err := c.int("alignment")
+	t, align, err := c.selfInt("alignment")
 	if err != nil {
 		return nil, err
 	}

@@ -240,6 +240,35 @@ func (c *Call) Int(name string) (int64, error) {
 	return v, nil
 }
 
+// Dim reads the int parameter name as a dim of a rank-rank tensor,
+// wrapped into [0, rank) with PyTorch's out-of-range error.
+func (c *Call) Dim(name string, rank int) (int, error) {
+	d, err := c.Int(name)
+	if err != nil {
+		return 0, err
+	}
+	return WrapDim(d, rank)
+}
+
+// IntArgs reads several constant int parameters, in order; the first
+// failure is the error.
+func (c *Call) IntArgs(names ...string) ([]int64, error) { return readEach(names, c.Int) }
+
+// SymIntArgs reads several int / SymInt parameters, in order.
+func (c *Call) SymIntArgs(names ...string) ([]sym.Expr, error) { return readEach(names, c.SymInt) }
+
+func readEach[T any](names []string, read func(string) (T, error)) ([]T, error) {
+	out := make([]T, len(names))
+	for i, name := range names {
+		v, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // OptInt reads an int? parameter: ok is false for None.
 func (c *Call) OptInt(name string) (v int64, ok bool, err error) {
 	if c.IsNone(name) {

@@ -94,11 +94,7 @@ func (env *Env) castTo(self *ir.TensorType, dt ir.DType, dev ir.Device, format s
 }
 
 func metaToCopy(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	dt, _, err := c.DType("dtype")
-	if err != nil {
-		return nil, err
-	}
-	dev, _, err := c.Device("device")
+	dt, dev, err := dtypeDevice(c)
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +104,7 @@ func metaToCopy(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 // metaTo covers the to.* overloads: a no-op returns self (an alias) unless
 // copy=True; otherwise it is _to_copy.
 func metaTo(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	dt, _, err := c.DType("dtype")
-	if err != nil {
-		return nil, err
-	}
-	dev, _, err := c.Device("device")
+	dt, dev, err := dtypeDevice(c)
 	if err != nil {
 		return nil, err
 	}
@@ -222,4 +214,15 @@ func metaResize(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 		t.Strides = env.StridesFor(f, t)
 	}
 	return t, nil
+}
+
+// dtypeDevice reads the dtype= and device= of a conversion (Invalid and
+// the zero Device for None).
+func dtypeDevice(c *Call) (ir.DType, ir.Device, error) {
+	dt, _, err := c.DType("dtype")
+	if err != nil {
+		return ir.Invalid, ir.Device{}, err
+	}
+	dev, _, err := c.Device("device")
+	return dt, dev, err
 }

@@ -108,11 +108,7 @@ func metaUnique(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	valShape := []sym.Expr{n}
 	if c.Has("dim") && !c.IsNone("dim") {
-		d, err := c.Int("dim")
-		if err != nil {
-			return nil, err
-		}
-		dim, err := WrapDim(d, self.Rank())
+		dim, err := c.Dim("dim", self.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -186,11 +182,7 @@ func metaRepeatInterleaveSelfInt(env *Env, c *Call, self *ir.TensorType) (*ir.Te
 	if c.IsNone("dim") {
 		return env.Contiguous(self.DType, []sym.Expr{sym.Mul(self.Numel(), r)}, self.Device), nil
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, self.Rank())
+	dim, err := c.Dim("dim", self.Rank())
 	if err != nil {
 		return nil, err
 	}

@@ -72,19 +72,28 @@ func factory(sizeParam, fill string) MetaFunc {
 			return nil, err
 		}
 		t := env.Contiguous(dt, size, dev)
-		if c.Has("stride") {
-			if t.Strides, err = c.SymInts("stride"); err != nil {
-				return nil, err
-			}
-			if len(t.Strides) != len(size) {
-				return nil, Errorf(CodeShape, "", "mismatch in length of strides and shape")
-			}
+		if err := strideArg(c, t); err != nil {
+			return nil, err
+		}
+		if c.Has("stride") && len(t.Strides) != len(size) {
+			return nil, Errorf(CodeShape, "", "mismatch in length of strides and shape")
 		}
 		if f := c.Enum("memory_format"); f == "channels_last" || f == "channels_last_3d" {
 			t.Strides = env.StridesFor(f, t)
 		}
 		return one(t), nil
 	}
+}
+
+// strideArg sets t's strides from the stride= of the *_strided factories;
+// without one, t keeps its contiguous strides.
+func strideArg(c *Call, t *ir.TensorType) error {
+	if !c.Has("stride") {
+		return nil
+	}
+	var err error
+	t.Strides, err = c.SymInts("stride")
+	return err
 }
 
 // fillDType is the dtype a fill value implies: float -> default float,
@@ -130,10 +139,8 @@ func newFactory(fill string) MetaFunc {
 			return nil, err
 		}
 		t := env.Contiguous(dt, size, dev)
-		if c.Has("stride") {
-			if t.Strides, err = c.SymInts("stride"); err != nil {
-				return nil, err
-			}
+		if err := strideArg(c, t); err != nil {
+			return nil, err
 		}
 		return one(t), nil
 	}

@@ -129,12 +129,7 @@ func transposeToFront(self *ir.TensorType, indices []*ir.TensorType) (*ir.Tensor
 			}
 		}
 	}
-	st := stridesOf(self)
-	shape, strides := make([]sym.Expr, len(dims)), make([]sym.Expr, len(dims))
-	for i, d := range dims {
-		shape[i], strides[i] = self.Shape[d], st[d]
-	}
-	return viewOf(self, shape, strides, offsetOf(self)), out
+	return permuteView(self, dims), out
 }
 
 func metaIndex(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
@@ -158,7 +153,7 @@ func metaIndexPut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error
 	}
 	if values.DType != self.DType {
 		return nil, Errorf(CodeDType, "cast the values to self's dtype",
-			"Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.", pyTypeName(self.DType), pyTypeName(values.DType))
+			"Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.", ScalarTypeName(self.DType), ScalarTypeName(values.DType))
 	}
 	indexed, err := env.indexResult(c, self, indices)
 	if err != nil {
@@ -174,12 +169,9 @@ func metaIndexPut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error
 	return env.castTo(self, self.DType, self.Device, "")
 }
 
-func metaGather(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := WrapDim(d, self.Rank()); err != nil {
+// dimIndex checks gather's and scatter's dim and reads their int64 index.
+func dimIndex(c *Call, self *ir.TensorType, op string) (*ir.TensorType, error) {
+	if _, err := c.Dim("dim", self.Rank()); err != nil {
 		return nil, err
 	}
 	index, err := c.Tensor("index")
@@ -187,7 +179,15 @@ func metaGather(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 		return nil, err
 	}
 	if index.DType != ir.I64 {
-		return nil, Errorf(CodeDType, "", "gather(): Expected dtype int64 for index")
+		return nil, Errorf(CodeDType, "", "%s(): Expected dtype int64 for index", op)
+	}
+	return index, nil
+}
+
+func metaGather(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	index, err := dimIndex(c, self, "gather")
+	if err != nil {
+		return nil, err
 	}
 	if index.Rank() != self.Rank() && !(index.Rank() <= 1 && self.Rank() <= 1) {
 		return nil, Errorf(CodeShape, "", "Index tensor must have the same number of dimensions as input tensor")
@@ -198,19 +198,8 @@ func metaGather(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 // metaScatter is scatter / scatter_add / scatter_reduce (and in-place
 // forms): self's shape, row-major.
 func metaScatter(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d, err := c.Int("dim")
-	if err != nil {
+	if _, err := dimIndex(c, self, "scatter"); err != nil {
 		return nil, err
-	}
-	if _, err := WrapDim(d, self.Rank()); err != nil {
-		return nil, err
-	}
-	index, err := c.Tensor("index")
-	if err != nil {
-		return nil, err
-	}
-	if index.DType != ir.I64 {
-		return nil, Errorf(CodeDType, "", "scatter(): Expected dtype int64 for index")
 	}
 	if c.Has("src") {
 		src, err := c.Tensor("src")
@@ -229,11 +218,7 @@ func metaScatter(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error)
 
 // metaIndexSelect replaces dim's size by index.numel().
 func metaIndexSelect(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, self.Rank())
+	dim, err := c.Dim("dim", self.Rank())
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +277,7 @@ func metaMaskedFill(env *Env, c *Call) ([]ir.Type, error) {
 // scatterInverse builds slice_scatter / select_scatter / diagonal_scatter /
 // as_strided_scatter: src must match the view of self the inverse writes,
 // and the result is clone_preserve_strides(self).
-func scatterInverse(view func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) MetaFunc {
+func scatterInverse(view selfRuleFunc) MetaFunc {
 	return func(env *Env, c *Call) ([]ir.Type, error) {
 		ts, err := tensorsOf(c, "self", "src")
 		if err != nil {

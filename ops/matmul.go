@@ -29,13 +29,14 @@ func tensorsOf(c *Call, names ...string) ([]*ir.TensorType, error) {
 func sameDTypes(a, b *ir.TensorType) error {
 	if a.DType != b.DType {
 		return Errorf(CodeDType, "cast the operands to one dtype first",
-			"expected m1 and m2 to have the same dtype, but got: %s != %s", cppTypeName(a.DType), cppTypeName(b.DType))
+			"expected m1 and m2 to have the same dtype, but got: %s != %s", CppTypeName(a.DType), CppTypeName(b.DType))
 	}
 	return nil
 }
 
-// cppTypeName is how c10 prints a dtype in matmul messages: float, c10::BFloat16.
-func cppTypeName(d ir.DType) string {
+// CppTypeName is how c10 prints a dtype in matmul messages: float,
+// c10::BFloat16 (interp's messages use it too).
+func CppTypeName(d ir.DType) string {
 	switch d {
 	case ir.F32:
 		return "float"
@@ -75,44 +76,64 @@ func (env *Env) mmShape(a, b *ir.TensorType, addmm bool) ([]sym.Expr, error) {
 	return []sym.Expr{a.Shape[0], b.Shape[1]}, nil
 }
 
-func metaMM(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := tensorsOf(c, "self", "mat2")
-	if err != nil {
-		return nil, err
+// productRule is mm and bmm: shape checks the operands' sizes and dtypes;
+// the result is row-major on the operands' common device.
+func productRule(shape func(env *Env, a, b *ir.TensorType) ([]sym.Expr, error)) MetaFunc {
+	return func(env *Env, c *Call) ([]ir.Type, error) {
+		ts, err := tensorsOf(c, "self", "mat2")
+		if err != nil {
+			return nil, err
+		}
+		out, err := shape(env, ts[0], ts[1])
+		if err != nil {
+			return nil, err
+		}
+		dev, err := CommonDevice(ts)
+		if err != nil {
+			return nil, err
+		}
+		return one(env.Contiguous(ts[0].DType, out, dev)), nil
 	}
-	shape, err := env.mmShape(ts[0], ts[1], false)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := CommonDevice(ts)
-	if err != nil {
-		return nil, err
-	}
-	return one(env.Contiguous(ts[0].DType, shape, dev)), nil
 }
 
-// metaAddmm is addmm(self, mat1, mat2): self broadcasts to the product.
-func metaAddmm(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := tensorsOf(c, "self", "mat1", "mat2")
-	if err != nil {
-		return nil, err
+var (
+	metaMM  = productRule(func(env *Env, a, b *ir.TensorType) ([]sym.Expr, error) { return env.mmShape(a, b, false) })
+	metaBMM = productRule((*Env).bmmShape)
+)
+
+// biasedRule is addmm(self, mat1, mat2) and baddbmm(self, batch1,
+// batch2): self broadcasts to the product. addmm also requires one device
+// (checkDevice); baddbmm's meta takes batch1's.
+func biasedRule(m1, m2 string, shape func(env *Env, a, b *ir.TensorType) ([]sym.Expr, error), checkDevice bool) MetaFunc {
+	return func(env *Env, c *Call) ([]ir.Type, error) {
+		ts, err := tensorsOf(c, "self", m1, m2)
+		if err != nil {
+			return nil, err
+		}
+		out, err := shape(env, ts[1], ts[2])
+		if err != nil {
+			return nil, err
+		}
+		if err := env.checkBias(ts[0], out); err != nil {
+			return nil, err
+		}
+		dev := ts[1].Device
+		if checkDevice {
+			if dev, err = CommonDevice(ts); err != nil {
+				return nil, err
+			}
+		}
+		if c.Op.IsInplace() {
+			return one(ts[0].Clone()), nil
+		}
+		return one(env.Contiguous(ts[1].DType, out, dev)), nil
 	}
-	shape, err := env.mmShape(ts[1], ts[2], true)
-	if err != nil {
-		return nil, err
-	}
-	if err := env.checkBias(ts[0], shape); err != nil {
-		return nil, err
-	}
-	dev, err := CommonDevice(ts)
-	if err != nil {
-		return nil, err
-	}
-	if c.Op.IsInplace() {
-		return one(ts[0].Clone()), nil
-	}
-	return one(env.Contiguous(ts[1].DType, shape, dev)), nil
 }
+
+var (
+	metaAddmm   = biasedRule("mat1", "mat2", func(env *Env, a, b *ir.TensorType) ([]sym.Expr, error) { return env.mmShape(a, b, true) }, true)
+	metaBaddbmm = biasedRule("batch1", "batch2", (*Env).bmmShape, false)
+)
 
 func (env *Env) checkBias(bias *ir.TensorType, shape []sym.Expr) error {
 	b, err := env.BroadcastShapes(bias.Shape, shape)
@@ -143,40 +164,6 @@ func (env *Env) bmmShape(a, b *ir.TensorType) ([]sym.Expr, error) {
 		return nil, err
 	}
 	return []sym.Expr{pickSize(a.Shape[0], b.Shape[0]), a.Shape[1], b.Shape[2]}, nil
-}
-
-func metaBMM(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := tensorsOf(c, "self", "mat2")
-	if err != nil {
-		return nil, err
-	}
-	shape, err := env.bmmShape(ts[0], ts[1])
-	if err != nil {
-		return nil, err
-	}
-	dev, err := CommonDevice(ts)
-	if err != nil {
-		return nil, err
-	}
-	return one(env.Contiguous(ts[0].DType, shape, dev)), nil
-}
-
-func metaBaddbmm(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := tensorsOf(c, "self", "batch1", "batch2")
-	if err != nil {
-		return nil, err
-	}
-	shape, err := env.bmmShape(ts[1], ts[2])
-	if err != nil {
-		return nil, err
-	}
-	if err := env.checkBias(ts[0], shape); err != nil {
-		return nil, err
-	}
-	if c.Op.IsInplace() {
-		return one(ts[0].Clone()), nil
-	}
-	return one(env.Contiguous(ts[1].DType, shape, ts[1].Device)), nil
 }
 
 // metaMatmul is matmul's shape logic: 1-d operands gain and lose a dim,

@@ -33,26 +33,14 @@ func metaCat(env *Env, c *Call) ([]ir.Type, error) {
 	if len(ts) == 0 {
 		return nil, Errorf(CodeShape, "", "torch.cat(): expected a non-empty list of Tensors")
 	}
-	var promo []Operand
-	for _, t := range ts {
-		promo = append(promo, Operand{DType: t.DType})
-	}
-	dt, err := ResultType(promo)
-	if err != nil {
-		return nil, Errorf(CodeDType, "", "%s", err.Error())
-	}
-	dev, err := CommonDevice(ts)
+	dt, dev, err := listResult(ts)
 	if err != nil {
 		return nil, err
 	}
 	if len(kept) == 0 {
 		return one(env.Contiguous(dt, []sym.Expr{c0}, dev)), nil
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, kept[0].Rank())
+	dim, err := c.Dim("dim", kept[0].Rank())
 	if err != nil {
 		return nil, err
 	}
@@ -87,23 +75,11 @@ func metaStack(env *Env, c *Call) ([]ir.Type, error) {
 			return nil, Errorf(CodeShape, "", "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", shapeString(ts[0].Shape), shapeString(t.Shape), i+1)
 		}
 	}
-	d, err := c.Int("dim")
+	dim, err := c.Dim("dim", ts[0].Rank()+1)
 	if err != nil {
 		return nil, err
 	}
-	dim, err := WrapDim(d, ts[0].Rank()+1)
-	if err != nil {
-		return nil, err
-	}
-	var promo []Operand
-	for _, t := range ts {
-		promo = append(promo, Operand{DType: t.DType})
-	}
-	dt, err := ResultType(promo)
-	if err != nil {
-		return nil, Errorf(CodeDType, "", "%s", err.Error())
-	}
-	dev, err := CommonDevice(ts)
+	dt, dev, err := listResult(ts)
 	if err != nil {
 		return nil, err
 	}
@@ -232,33 +208,27 @@ func metaCollectiveSame(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType,
 	return env.Contiguous(self.DType, copyExprs(self.Shape), self.Device), nil
 }
 
-// metaAllGather is all_gather_into_tensor: dim 0 times group_size.
-func metaAllGather(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	g, err := c.SymInt("group_size")
-	if err != nil {
-		return nil, err
+// groupDim0 is all_gather_into_tensor (dim 0 times group_size, sym.Mul)
+// and reduce_scatter_tensor (dim 0 divided by it, sym.FloorDiv).
+func groupDim0(op string, scale func(a, b sym.Expr) sym.Expr) selfRuleFunc {
+	return func(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+		g, err := c.SymInt("group_size")
+		if err != nil {
+			return nil, err
+		}
+		if err := needDims(self, op); err != nil {
+			return nil, err
+		}
+		shape := copyExprs(self.Shape)
+		shape[0] = scale(shape[0], g)
+		return env.Contiguous(self.DType, shape, self.Device), nil
 	}
-	if err := needDims(self, "all_gather_into_tensor"); err != nil {
-		return nil, err
-	}
-	shape := copyExprs(self.Shape)
-	shape[0] = sym.Mul(shape[0], g)
-	return env.Contiguous(self.DType, shape, self.Device), nil
 }
 
-// metaReduceScatter is reduce_scatter_tensor: dim 0 divided by group_size.
-func metaReduceScatter(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	g, err := c.SymInt("group_size")
-	if err != nil {
-		return nil, err
-	}
-	if err := needDims(self, "reduce_scatter_tensor"); err != nil {
-		return nil, err
-	}
-	shape := copyExprs(self.Shape)
-	shape[0] = sym.FloorDiv(shape[0], g)
-	return env.Contiguous(self.DType, shape, self.Device), nil
-}
+var (
+	metaAllGather     = groupDim0("all_gather_into_tensor", sym.Mul)
+	metaReduceScatter = groupDim0("reduce_scatter_tensor", sym.FloorDiv)
+)
 
 func metaInductorSeeds(env *Env, c *Call) ([]ir.Type, error) {
 	n, err := c.SymInt("count")
@@ -312,4 +282,19 @@ func (env *Env) catShape(ts []*ir.TensorType, dim int) ([]sym.Expr, error) {
 		shape[dim] = sym.Add(shape[dim], t.Shape[dim])
 	}
 	return shape, nil
+}
+
+// listResult is the promoted dtype and common device of cat's and stack's
+// tensors.
+func listResult(ts []*ir.TensorType) (ir.DType, ir.Device, error) {
+	var promo []Operand
+	for _, t := range ts {
+		promo = append(promo, Operand{DType: t.DType})
+	}
+	dt, err := ResultType(promo)
+	if err != nil {
+		return ir.Invalid, ir.Device{}, Errorf(CodeDType, "", "%s", err.Error())
+	}
+	dev, err := CommonDevice(ts)
+	return dt, dev, err
 }

@@ -13,11 +13,7 @@ import (
 // metaSoftmax covers _softmax/_log_softmax(self, dim, half_to_float) and
 // softmax.int/log_softmax.int(self, dim, dtype).
 func metaSoftmax(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := WrapDim(d, self.Rank()); err != nil {
+	if _, err := c.Dim("dim", self.Rank()); err != nil {
 		return nil, err
 	}
 	dt := self.DType

@@ -241,11 +241,12 @@ func CanCast(from, to ir.DType) bool {
 // errCannotCast is PyTorch's in-place / out= cast failure.
 func errCannotCast(from, to ir.DType) *Error {
 	return Errorf(CodeDType, "compute into a fresh tensor (the out-of-place op) or cast the operand first",
-		"result type %s can't be cast to the desired output type %s", pyTypeName(from), pyTypeName(to))
+		"result type %s can't be cast to the desired output type %s", ScalarTypeName(from), ScalarTypeName(to))
 }
 
-// pyTypeName is c10's ScalarType name used in messages: Float, Long, BFloat16.
-func pyTypeName(d ir.DType) string {
+// ScalarTypeName is c10's ScalarType name used in messages: Float, Long,
+// BFloat16 (interp's messages use it too).
+func ScalarTypeName(d ir.DType) string {
 	names := map[ir.DType]string{
 		ir.Bool: "Bool", ir.U8: "Byte", ir.I8: "Char", ir.I16: "Short", ir.I32: "Int", ir.I64: "Long",
 		ir.F16: "Half", ir.BF16: "BFloat16", ir.F32: "Float", ir.F64: "Double",

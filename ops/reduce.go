@@ -135,16 +135,12 @@ func checkReduceDType(c *Call, in ir.DType) error {
 		return nil
 	}
 	return Errorf(CodeDType, "cast to a floating dtype first, or pass dtype=",
-		"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", pyTypeName(in))
+		"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", ScalarTypeName(in))
 }
 
 // scan is cumsum/cumprod: same shape, row-major, sum-like dtype.
 func scan(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := WrapDim(d, self.Rank()); err != nil {
+	if _, err := c.Dim("dim", self.Rank()); err != nil {
 		return nil, err
 	}
 	dt := outSum.dtype(self.DType)
@@ -160,11 +156,7 @@ func metaSort(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := WrapDim(d, self.Rank()); err != nil {
+	if _, err := c.Dim("dim", self.Rank()); err != nil {
 		return nil, err
 	}
 	strides := env.PreserveStrides(self)
@@ -182,11 +174,7 @@ func metaTopk(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, self.Rank())
+	dim, err := c.Dim("dim", self.Rank())
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,16 @@ func WrapDim(dim int64, rank int) (int, error) {
 	return int(dim), nil
 }
 
+// wrapDimPair wraps two dims of the same tensor (transpose, diagonal).
+func wrapDimPair(d0, d1 int64, rank int) (int, int, error) {
+	a, err := WrapDim(d0, rank)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := WrapDim(d1, rank)
+	return a, b, err
+}
+
 // wrapDims wraps a list of dims and rejects repeats.
 func wrapDims(dims []int64, rank int) ([]int, error) {
 	out := make([]int, len(dims))

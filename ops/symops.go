@@ -23,11 +23,7 @@ func metaSymSize(env *Env, c *Call) ([]ir.Type, error) {
 	case "sym_storage_offset":
 		return []ir.Type{ir.SymIntOf(offsetOf(self))}, nil
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, self.Rank())
+	dim, err := c.Dim("dim", self.Rank())
 	if err != nil {
 		return nil, err
 	}

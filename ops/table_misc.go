@@ -1,7 +1,5 @@
 package ops
 
-import "github.com/kiln-compiler/kiln/ir"
-
 // Data-dependent ops, symbolic-int ops and asserts, shape-building ops,
 // _foreach ops and collectives (native_functions.yaml,
 // torch/csrc/distributed/c10d/Functional.cpp for _c10d_functional).
@@ -50,9 +48,7 @@ func symTable() []Entry {
 
 func shapeTable() []Entry {
 	s := func(schema string, meta MetaFunc) Entry { return Entry{Schema: schema, Kind: KindShape, Meta: meta} }
-	r := func(schema string, rule func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) Entry {
-		return s(schema, selfRule(rule))
-	}
+	r := selfEntry(KindShape)
 	return []Entry{
 		s("cat(Tensor[] tensors, int dim=0) -> Tensor", metaCat),
 		s("stack(Tensor[] tensors, int dim=0) -> Tensor", metaStack),
@@ -114,7 +110,7 @@ func foreachTable() []Entry {
 }
 
 func collectiveTable() []Entry {
-	c := func(schema string, rule func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) Entry {
+	c := func(schema string, rule selfRuleFunc) Entry {
 		return Entry{Schema: schema, Kind: KindCollective, Meta: selfRule(rule), Effects: true}
 	}
 	return []Entry{

@@ -1,7 +1,5 @@
 package ops
 
-import "github.com/kiln-compiler/kiln/ir"
-
 // Matmul family, nn ops, indexing and the scatter inverses
 // (native_functions.yaml).
 
@@ -62,10 +60,8 @@ func nnTable() []Entry {
 }
 
 func indexTable() []Entry {
-	x := func(schema string, rule func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) Entry {
-		return Entry{Schema: schema, Kind: KindIndexing, Meta: selfRule(rule)}
-	}
-	s := func(schema string, view func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) Entry {
+	x := selfEntry(KindIndexing)
+	s := func(schema string, view selfRuleFunc) Entry {
 		return Entry{Schema: schema, Kind: KindScatterInverse, Meta: scatterInverse(view)}
 	}
 	return []Entry{

@@ -1,7 +1,5 @@
 package ops
 
-import "github.com/kiln-compiler/kiln/ir"
-
 // View ops and their *_copy forms, casts and copies. Schemas from
 // native_functions.yaml; view inverses from functionalization
 // (FunctionalInverses.cpp): slice -> slice_scatter, select ->
@@ -10,10 +8,10 @@ import "github.com/kiln-compiler/kiln/ir"
 // base shape and have no scatter op.
 
 func viewTable() []Entry {
-	v := func(schema string, rule func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error), inverse string) Entry {
+	v := func(schema string, rule selfRuleFunc, inverse string) Entry {
 		return Entry{Schema: schema, Kind: KindView, Meta: selfRule(rule), ViewInverse: inverse}
 	}
-	cp := func(schema string, rule func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) Entry {
+	cp := func(schema string, rule selfRuleFunc) Entry {
 		return Entry{Schema: schema, Kind: KindView, Meta: copied(selfRule(rule)), Doc: "functional copy of a view"}
 	}
 	return []Entry{
@@ -78,9 +76,7 @@ func viewTable() []Entry {
 }
 
 func castTable() []Entry {
-	c := func(schema string, rule func(*Env, *Call, *ir.TensorType) (*ir.TensorType, error)) Entry {
-		return Entry{Schema: schema, Kind: KindCast, Meta: selfRule(rule)}
-	}
+	c := selfEntry(KindCast)
 	return []Entry{
 		c("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", metaToCopy),
 		c("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", metaTo),

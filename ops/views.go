@@ -20,8 +20,18 @@ func offsetOf(t *ir.TensorType) sym.Expr { return t.Offset }
 // one wraps a single tensor result.
 func one(t *ir.TensorType) []ir.Type { return []ir.Type{ir.TensorOf(t)} }
 
+// selfRuleFunc is a meta rule over self's type with one tensor result.
+type selfRuleFunc = func(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error)
+
+// selfEntry makes table rows of kind whose meta rule is over self.
+func selfEntry(kind Kind) func(schema string, rule selfRuleFunc) Entry {
+	return func(schema string, rule selfRuleFunc) Entry {
+		return Entry{Schema: schema, Kind: kind, Meta: selfRule(rule)}
+	}
+}
+
 // selfRule adapts a rule over self's type.
-func selfRule(f func(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error)) MetaFunc {
+func selfRule(f selfRuleFunc) MetaFunc {
 	return func(env *Env, c *Call) ([]ir.Type, error) {
 		self, err := c.Tensor(c.Op.Schema.Params[0].Name)
 		if err != nil {
@@ -183,11 +193,7 @@ func ruleSlice(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 	if self.Rank() == 0 {
 		return nil, Errorf(CodeDim, "", "slice() cannot be applied to a 0-dim tensor.")
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, self.Rank())
+	dim, err := c.Dim("dim", self.Rank())
 	if err != nil {
 		return nil, err
 	}
@@ -304,22 +310,15 @@ func ruleNarrow(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 	if err := needDims(self, "narrow"); err != nil {
 		return nil, err
 	}
-	d, err := c.Int("dim")
+	dim, err := c.Dim("dim", self.Rank())
 	if err != nil {
 		return nil, err
 	}
-	dim, err := WrapDim(d, self.Rank())
+	sl, err := c.SymIntArgs("start", "length")
 	if err != nil {
 		return nil, err
 	}
-	start, err := c.SymInt("start")
-	if err != nil {
-		return nil, err
-	}
-	length, err := c.SymInt("length")
-	if err != nil {
-		return nil, err
-	}
+	start, length := sl[0], sl[1]
 	if v, ok := start.Const(); ok && v < 0 {
 		start = sym.Add(self.Shape[dim], start)
 	}
@@ -332,23 +331,15 @@ func ruleNarrow(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 }
 
 func ruleTranspose(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d0, err := c.Int("dim0")
+	d, err := c.IntArgs("dim0", "dim1")
 	if err != nil {
 		return nil, err
 	}
-	d1, err := c.Int("dim1")
-	if err != nil {
-		return nil, err
-	}
-	return transpose(self, d0, d1)
+	return transpose(self, d[0], d[1])
 }
 
 func transpose(self *ir.TensorType, d0, d1 int64) (*ir.TensorType, error) {
-	a, err := WrapDim(d0, self.Rank())
-	if err != nil {
-		return nil, err
-	}
-	b, err := WrapDim(d1, self.Rank())
+	a, b, err := wrapDimPair(d0, d1, self.Rank())
 	if err != nil {
 		return nil, err
 	}
@@ -383,12 +374,17 @@ func rulePermute(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error)
 	if err != nil {
 		return nil, Errorf(CodeDim, "", "permute(): duplicate dims are not allowed.")
 	}
+	return permuteView(self, wrapped), nil
+}
+
+// permuteView is self with its dims in the order dims (wrapped).
+func permuteView(self *ir.TensorType, dims []int) *ir.TensorType {
 	st := stridesOf(self)
 	shape, strides := make([]sym.Expr, len(dims)), make([]sym.Expr, len(dims))
-	for i, d := range wrapped {
+	for i, d := range dims {
 		shape[i], strides[i] = self.Shape[d], st[d]
 	}
-	return viewOf(self, shape, strides, offsetOf(self)), nil
+	return viewOf(self, shape, strides, offsetOf(self))
 }
 
 // ruleExpand is inferExpandGeometry.
@@ -440,11 +436,7 @@ func (env *Env) expand(self *ir.TensorType, sizes []sym.Expr) (*ir.TensorType, e
 }
 
 func ruleUnsqueeze(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, err
-	}
-	dim, err := WrapDim(d, self.Rank()+1)
+	dim, err := c.Dim("dim", self.Rank()+1)
 	if err != nil {
 		return nil, err
 	}
@@ -512,28 +504,17 @@ func ruleAsStrided(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, erro
 }
 
 func ruleDiagonal(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	off, err := c.Int("offset")
+	p, err := c.IntArgs("offset", "dim1", "dim2")
 	if err != nil {
 		return nil, err
 	}
-	d1, err := c.Int("dim1")
-	if err != nil {
-		return nil, err
-	}
-	d2, err := c.Int("dim2")
-	if err != nil {
-		return nil, err
-	}
-	a, err := WrapDim(d1, self.Rank())
-	if err != nil {
-		return nil, err
-	}
-	b, err := WrapDim(d2, self.Rank())
+	off := p[0]
+	a, b, err := wrapDimPair(p[1], p[2], self.Rank())
 	if err != nil {
 		return nil, err
 	}
 	if a == b {
-		return nil, Errorf(CodeDim, "", "diagonal dimensions cannot be identical %d, %d", d1, d2)
+		return nil, Errorf(CodeDim, "", "diagonal dimensions cannot be identical %d, %d", p[1], p[2])
 	}
 	st := stridesOf(self)
 	var size, offset sym.Expr
@@ -560,14 +541,11 @@ func ruleUnfold(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 	if err != nil {
 		return nil, err
 	}
-	size, err := c.SymInt("size")
+	ss, err := c.SymIntArgs("size", "step")
 	if err != nil {
 		return nil, err
 	}
-	step, err := c.SymInt("step")
-	if err != nil {
-		return nil, err
-	}
+	size, step := ss[0], ss[1]
 	dim, err := WrapDim(d, self.Rank())
 	if err != nil {
 		return nil, err

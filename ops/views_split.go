@@ -17,6 +17,17 @@ func narrowView(self *ir.TensorType, dim int, start, length sym.Expr) *ir.Tensor
 	return viewOf(self, shape, strides, sym.Add(offsetOf(self), sym.Mul(start, strides[dim])))
 }
 
+// splitRule adapts a multi-result view rule over self and its wrapped dim.
+func splitRule(f func(env *Env, c *Call, self *ir.TensorType, dim int) ([]ir.Type, error)) MetaFunc {
+	return func(env *Env, c *Call) ([]ir.Type, error) {
+		self, dim, err := splitSelf(c)
+		if err != nil {
+			return nil, err
+		}
+		return f(env, c, self, dim)
+	}
+}
+
 func splitSelf(c *Call) (*ir.TensorType, int, error) {
 	self, err := c.Tensor("self")
 	if err != nil {
@@ -25,11 +36,7 @@ func splitSelf(c *Call) (*ir.TensorType, int, error) {
 	if self.Rank() == 0 {
 		return nil, 0, Errorf(CodeDim, "", "split expects at least a 1-dimensional tensor")
 	}
-	d, err := c.Int("dim")
-	if err != nil {
-		return nil, 0, err
-	}
-	dim, err := WrapDim(d, self.Rank())
+	dim, err := c.Dim("dim", self.Rank())
 	return self, dim, err
 }
 
@@ -43,11 +50,7 @@ func numResults(c *Call) int {
 }
 
 // metaSplit is split.Tensor: chunks of split_size, the last one smaller.
-func metaSplit(env *Env, c *Call) ([]ir.Type, error) {
-	self, dim, err := splitSelf(c)
-	if err != nil {
-		return nil, err
-	}
+var metaSplit = splitRule(func(env *Env, c *Call, self *ir.TensorType, dim int) ([]ir.Type, error) {
 	size, err := c.SymInt("split_size")
 	if err != nil {
 		return nil, err
@@ -55,6 +58,12 @@ func metaSplit(env *Env, c *Call) ([]ir.Type, error) {
 	if v, ok := size.Const(); ok && v < 0 {
 		return nil, Errorf(CodeShape, "", "split expects split_size be non-negative, but got split_size=%d", v)
 	}
+	return env.splitEven(c, self, dim, size)
+})
+
+// splitEven cuts dim into pieces of size, the last one smaller (split,
+// chunk).
+func (env *Env) splitEven(c *Call, self *ir.TensorType, dim int, size sym.Expr) ([]ir.Type, error) {
 	dimSize := self.Shape[dim]
 	n, err := env.splitCount(dimSize, size, c)
 	if err != nil {
@@ -94,11 +103,7 @@ func (env *Env) splitCount(dimSize, size sym.Expr, c *Call) (int, error) {
 	return 0, fmt.Errorf("split of symbolic size %s by %s: the number of pieces is not known", dimSize, size)
 }
 
-func metaSplitWithSizes(env *Env, c *Call) ([]ir.Type, error) {
-	self, dim, err := splitSelf(c)
-	if err != nil {
-		return nil, err
-	}
+var metaSplitWithSizes = splitRule(func(env *Env, c *Call, self *ir.TensorType, dim int) ([]ir.Type, error) {
 	sizes, err := c.SymInts("split_sizes")
 	if err != nil {
 		return nil, err
@@ -115,7 +120,7 @@ func metaSplitWithSizes(env *Env, c *Call) ([]ir.Type, error) {
 		start = sym.Add(start, s)
 	}
 	return out, nil
-}
+})
 
 func product2sum(es []sym.Expr) sym.Expr {
 	s := sym.Expr(c0)
@@ -126,11 +131,7 @@ func product2sum(es []sym.Expr) sym.Expr {
 }
 
 // metaChunk is chunk: split by ceil(size / chunks).
-func metaChunk(env *Env, c *Call) ([]ir.Type, error) {
-	self, dim, err := splitSelf(c)
-	if err != nil {
-		return nil, err
-	}
+var metaChunk = splitRule(func(env *Env, c *Call, self *ir.TensorType, dim int) ([]ir.Type, error) {
 	chunks, err := c.Int("chunks")
 	if err != nil {
 		return nil, err
@@ -138,27 +139,10 @@ func metaChunk(env *Env, c *Call) ([]ir.Type, error) {
 	if chunks <= 0 {
 		return nil, Errorf(CodeInvalidArgVal, "", "chunk expects `chunks` to be greater than 0, got: %d", chunks)
 	}
-	size := sym.CeilDiv(self.Shape[dim], sym.Const(chunks))
-	n, err := env.splitCount(self.Shape[dim], size, c)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ir.Type, n)
-	for i := 0; i < n; i++ {
-		length := size
-		if i == n-1 {
-			length = sym.Sub(self.Shape[dim], sym.Mul(sym.Const(int64(n-1)), size))
-		}
-		out[i] = ir.TensorOf(narrowView(self, dim, sym.Mul(sym.Const(int64(i)), size), length))
-	}
-	return out, nil
-}
+	return env.splitEven(c, self, dim, sym.CeilDiv(self.Shape[dim], sym.Const(chunks)))
+})
 
-func metaUnbind(env *Env, c *Call) ([]ir.Type, error) {
-	self, dim, err := splitSelf(c)
-	if err != nil {
-		return nil, err
-	}
+var metaUnbind = splitRule(func(env *Env, c *Call, self *ir.TensorType, dim int) ([]ir.Type, error) {
 	n64, ok := self.Shape[dim].Const()
 	n := int(n64)
 	if !ok {
@@ -173,7 +157,7 @@ func metaUnbind(env *Env, c *Call) ([]ir.Type, error) {
 		out[i] = ir.TensorOf(viewOf(self, removeAt(self.Shape, dim), removeAt(st, dim), off))
 	}
 	return out, nil
-}
+})
 
 // ruleViewDType is view.dtype: same bytes, another element type. Between
 // element sizes the last dim and the storage offset are rescaled, and
@@ -195,7 +179,7 @@ func ruleViewDType(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, erro
 	}
 	hint := "view(dtype) between element sizes needs a contiguous last dim whose size and offset divide evenly"
 	if self.Rank() == 0 {
-		return nil, Errorf(CodeDType, hint, "self.dim() cannot be 0 to view %s as %s (different element sizes)", pyTypeName(self.DType), pyTypeName(dt))
+		return nil, Errorf(CodeDType, hint, "self.dim() cannot be 0 to view %s as %s (different element sizes)", ScalarTypeName(self.DType), ScalarTypeName(dt))
 	}
 	last := self.Rank() - 1
 	if from > to {
@@ -210,13 +194,13 @@ func ruleViewDType(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, erro
 	r := int64(to / from)
 	ratio := sym.Const(r)
 	if !isConst(strides[last], 1) {
-		return nil, Errorf(CodeDType, hint, "self.stride(-1) must be 1 to view %s as %s (different element sizes), but got %s", pyTypeName(self.DType), pyTypeName(dt), strides[last])
+		return nil, Errorf(CodeDType, hint, "self.stride(-1) must be 1 to view %s as %s (different element sizes), but got %s", ScalarTypeName(self.DType), ScalarTypeName(dt), strides[last])
 	}
 	if notDivisible(shape[last], r) {
-		return nil, Errorf(CodeDType, hint, "self.size(-1) must be divisible by %d to view %s as %s (different element sizes), but got %s", r, pyTypeName(self.DType), pyTypeName(dt), shape[last])
+		return nil, Errorf(CodeDType, hint, "self.size(-1) must be divisible by %d to view %s as %s (different element sizes), but got %s", r, ScalarTypeName(self.DType), ScalarTypeName(dt), shape[last])
 	}
 	if notDivisible(off, r) {
-		return nil, Errorf(CodeDType, hint, "self.storage_offset() must be divisible by %d to view %s as %s (different element sizes), but got %s", r, pyTypeName(self.DType), pyTypeName(dt), off)
+		return nil, Errorf(CodeDType, hint, "self.storage_offset() must be divisible by %d to view %s as %s (different element sizes), but got %s", r, ScalarTypeName(self.DType), ScalarTypeName(dt), off)
 	}
 	for i := 0; i < last; i++ {
 		strides[i] = sym.FloorDiv(strides[i], ratio)
