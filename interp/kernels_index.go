@@ -284,11 +284,30 @@ func dimIndex(c *call) (self *Tensor, w int, ix []int64, err error) {
 	}
 	ix = index.Ints()
 	for i, v := range ix {
-		if ix[i], err = checkIndex(v, size, w); err != nil {
-			return nil, 0, nil, fmt.Errorf("index out of range in self")
+		if ix[i], err = dimIndexCheck(c.op.Schema.Name, v, size, w); err != nil {
+			return nil, 0, nil, err
 		}
 	}
 	return self, w, ix, nil
+}
+
+// dimIndexCheck is ATen's check of one index of index_select and friends
+// (TensorAdvancedIndexing.cpp, cpu/IndexKernel.cpp): index_fill alone
+// counts negative indices from the end; each op has its own wording.
+func dimIndexCheck(op string, v, size int64, dim int) (int64, error) {
+	switch op {
+	case "index_fill":
+		return checkIndex(v, size, dim)
+	case "index_copy":
+		if v < 0 || v >= size {
+			return 0, fmt.Errorf("index_copy_(): index %d is out of bounds for dimension %d with size %d", v, dim, size)
+		}
+	default: // index_select, index_add
+		if v < 0 || v >= size {
+			return 0, fmt.Errorf("index out of range in self")
+		}
+	}
+	return v, nil
 }
 
 func kIndexSelect(c *call) ([]any, error) {

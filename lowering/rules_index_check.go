@@ -20,6 +20,7 @@ import (
 const (
 	msgOutOfBounds = "index " + CheckIndex + " is out of bounds for dimension {dim} with size " + CheckSize
 	msgOutOfRange  = "index out of range in self"
+	msgIndexCopy   = "index_copy_(): " + msgOutOfBounds
 )
 
 // boundsCheck is one op's check: the range it accepts and its message
@@ -45,8 +46,8 @@ var indexBounds = func() map[string]boundsCheck {
 		"scatter_add":           {msg: msgOutOfBounds},
 		"scatter_reduce.two":    {msg: msgOutOfBounds},
 		"index_add":             {msg: msgOutOfRange},
-		"index_copy":            {msg: msgOutOfRange},
-		"index_fill.int_Scalar": {neg: true, msg: msgOutOfRange},
+		"index_copy":            {msg: msgIndexCopy},
+		"index_fill.int_Scalar": {neg: true, msg: msgOutOfBounds},
 	}
 	out := make(map[string]boundsCheck, len(t))
 	for name, c := range t {
