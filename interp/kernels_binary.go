@@ -163,29 +163,11 @@ func alphaKernel(c *call, name string, sign float64, swap bool) ([]any, error) {
 // floorDivInt is Python's // on ints (b != 0).
 func floorDivInt(a, b int64) int64 { return rt.FloorDivI64(a, b) }
 
-// divFloorFloat is ATen's div_floor_floating, step by step in the
-// computation precision. rt has the same steps (rt.FloorDivF32/F64), but
-// its float32 form takes float32 operands: interp keeps this form, which
-// rounds each step with r and takes operands as they come.
+// divFloorFloat is ATen's div_floor_floating, each step rounded to the
+// computation precision by r (operands are taken as they come, unlike
+// rt.FloorDivF32, which takes float32 operands).
 func divFloorFloat(r rounder) func(a, b float64) float64 {
-	return func(a, b float64) float64 {
-		if b == 0 {
-			return a / b
-		}
-		mod := math.Mod(a, b)
-		div := r(r(a-mod) / b)
-		if mod != 0 && (b < 0) != (mod < 0) {
-			div = r(div - 1)
-		}
-		if div == 0 {
-			return math.Copysign(0, a/b)
-		}
-		fl := math.Floor(div)
-		if div-fl > 0.5 {
-			fl++
-		}
-		return fl
-	}
+	return func(a, b float64) float64 { return rt.FloorDivFloat(a, b, r) }
 }
 
 // pyFmod is Python's float %: fmod, moved to the divisor's sign.

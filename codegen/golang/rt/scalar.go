@@ -57,8 +57,10 @@ func RemainderI64(a, b int64) int64 { return PyMod(a, b) }
 // FloorDivI64 is floor_divide on integers (b != 0, checked by the caller).
 func FloorDivI64(a, b int64) int64 { return FloorDiv(a, b) }
 
-// floorDivFloat is ATen's div_floor_floating with every step rounded by r.
-func floorDivFloat(a, b float64, r func(float64) float64) float64 {
+// FloorDivFloat is ATen's div_floor_floating with every step rounded by r
+// (interp passes its dtype rounding; FloorDivF32/F64 below are the
+// generated code's).
+func FloorDivFloat(a, b float64, r func(float64) float64) float64 {
 	if b == 0 {
 		return a / b
 	}
@@ -82,11 +84,11 @@ func round64(x float64) float64 { return x }
 
 // FloorDivF32 is floor_divide computed in float32.
 func FloorDivF32(a, b float32) float32 {
-	return float32(floorDivFloat(float64(a), float64(b), round32))
+	return float32(FloorDivFloat(float64(a), float64(b), round32))
 }
 
 // FloorDivF64 is floor_divide computed in float64.
-func FloorDivF64(a, b float64) float64 { return floorDivFloat(a, b, round64) }
+func FloorDivF64(a, b float64) float64 { return FloorDivFloat(a, b, round64) }
 
 // Remainder is Python's float %: fmod moved to the divisor's sign.
 func Remainder(a, b float64) float64 {
