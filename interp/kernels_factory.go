@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
@@ -13,8 +12,8 @@ import (
 // the default dtype is float32, full infers its dtype from the fill value,
 // arange counts in int64 unless an argument is a float. empty is filled
 // with zeros, so that two runs of a graph agree (reading it before writing
-// is a bug in the graph either way). Random factories draw from a stream
-// seeded by the run's seed and the node's name.
+// is a bug in the graph either way). Random factories are counter-based
+// (kernels_random.go).
 
 // factoryOpts reads dtype and device, with defaults.
 func factoryOpts(c *call, defDT ir.DType, defDev ir.Device) (ir.DType, ir.Device, error) {
@@ -111,23 +110,10 @@ func makeFilled(c *call, dt ir.DType, size, strides []int64, dev ir.Device, v an
 		if err != nil {
 			return nil, err
 		}
-		rng := c.m.stream("node:" + c.n.Name)
-		for _, o := range t.offsets() {
-			storeF(dt, t.Storage.Data, o, r.draw(rng))
-		}
+		fillRandomOp(c, t, r)
 		return t, nil
 	}
 	return filled(dt, size, strides, dev, v)
-}
-
-// randFill marks a random factory: uniform [0, 1) or standard normal.
-type randFill struct{ normal bool }
-
-func (r randFill) draw(rng *rand.Rand) float64 {
-	if r.normal {
-		return rng.NormFloat64()
-	}
-	return rng.Float64()
 }
 
 func constFill(v any) func(*call) (any, error) { return func(*call) (any, error) { return v, nil } }

@@ -4,95 +4,14 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
-// Random prims, single-rank collectives and a few remaining shape ops.
-//
-// Random values cannot match PyTorch's generators; they are drawn from a
-// stream seeded by the run's seed and the node's name, so two runs of the
-// same graph (before and after a pass) draw the same numbers.
+// Single-rank collectives and a few remaining shape ops (random prims
+// live in kernels_random.go).
 //
 // Collectives run as on a world of one rank: every reduction, gather and
 // all-to-all returns its input. A group size other than 1 is refused.
-
-func kInductorSeeds(c *call) ([]any, error) {
-	n, err := c.int("count")
-	if err != nil {
-		return nil, err
-	}
-	dev, _, err := c.device("device")
-	if err != nil {
-		return nil, err
-	}
-	rng := c.m.stream("node:" + c.n.Name)
-	vals := make([]int64, n)
-	for i := range vals {
-		vals[i] = rng.Int64N(math.MaxInt32)
-	}
-	t := FromInts(ir.I64, []int64{n}, vals)
-	t.Storage.Device = dev
-	return one(t)
-}
-
-func kInductorLookupSeed(c *call) ([]any, error) {
-	seeds, err := c.tensor("seeds")
-	if err != nil {
-		return nil, err
-	}
-	i, err := c.int("index")
-	if err != nil {
-		return nil, err
-	}
-	v, err := selectView(seeds, 0, i)
-	if err != nil {
-		return nil, err
-	}
-	return one(contiguous(v))
-}
-
-func kInductorRandom(c *call) ([]any, error) {
-	size, err := c.intList("size")
-	if err != nil {
-		return nil, err
-	}
-	seed, err := c.tensor("seed")
-	if err != nil {
-		return nil, err
-	}
-	mode, err := c.str("mode")
-	if err != nil {
-		return nil, err
-	}
-	if mode != "rand" && mode != "randn" {
-		return nil, fmt.Errorf("inductor_random: unsupported mode %q", mode)
-	}
-	s := seed.Ints()[0]
-	rng := c.m.stream(fmt.Sprintf("seed:%d", s))
-	t, err := Empty(ir.F32, size, nil, seed.Device())
-	if err != nil {
-		return nil, err
-	}
-	r := randFill{normal: mode == "randn"}
-	for i := int64(0); i < t.Numel(); i++ {
-		storeF(ir.F32, t.Storage.Data, i, r.draw(rng))
-	}
-	return one(t)
-}
-
-func kBernoulli(c *call) ([]any, error) {
-	p, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	probs := p.Floats()
-	rng := c.m.stream("node:" + c.n.Name)
-	for i, q := range probs {
-		probs[i] = rt.B2F(rng.Float64() < q)
-	}
-	return one(FromFloatsOn(p.DType, p.Shape, probs, p.Device()))
-}
 
 // kCollective is a collective on a world of one rank.
 func kCollective(c *call) ([]any, error) {
@@ -294,10 +213,6 @@ func kUpsampleNearest2d(c *call) ([]any, error) {
 }
 
 func init() {
-	register(kInductorSeeds, "prims::inductor_seeds")
-	register(kInductorLookupSeed, "prims::inductor_lookup_seed")
-	register(kInductorRandom, "prims::inductor_random")
-	register(kBernoulli, "bernoulli")
 	register(kCollective, "_c10d_functional::all_reduce", "_c10d_functional::all_to_all_single",
 		"_c10d_functional::all_gather_into_tensor", "_c10d_functional::reduce_scatter_tensor",
 		"_c10d_functional::broadcast", "_c10d_functional::wait_tensor")

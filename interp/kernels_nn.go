@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
@@ -373,38 +372,6 @@ func kBatchNorm(c *call) ([]any, error) {
 	return []any{out, sm, sr}, nil
 }
 
-// kDropout is native_dropout: (output, mask), scaled by 1/(1-p).
-func kDropout(c *call) ([]any, error) {
-	x, err := c.tensor("input")
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	train := true
-	if c.has("train") && !c.isNone("train") {
-		if train, err = c.bool("train"); err != nil {
-			return nil, err
-		}
-	}
-	vals := x.Floats()
-	mask := make([]int64, len(vals))
-	rng := c.m.stream("node:" + c.n.Name)
-	for i := range vals {
-		keep := !train || rng.Float64() >= p
-		mask[i] = rt.B2I(keep)
-		switch {
-		case !keep:
-			vals[i] = 0
-		case train && p < 1:
-			vals[i] /= 1 - p
-		}
-	}
-	return []any{FromFloatsOn(x.DType, x.Shape, vals, x.Device()), FromInts(ir.Bool, x.Shape, mask)}, nil
-}
-
 func init() {
 	register(softmaxKernel(false), "_softmax", "softmax.int")
 	register(softmaxKernel(true), "_log_softmax", "log_softmax.int")
@@ -413,5 +380,4 @@ func init() {
 	register(kLayerNorm, "native_layer_norm", "layer_norm")
 	register(kBatchNorm, "native_batch_norm", "batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_functional",
 		"_native_batch_norm_legit_no_training", "_native_batch_norm_legit.no_stats")
-	register(kDropout, "native_dropout")
 }

@@ -308,7 +308,17 @@ var Fns = map[string]int{
 	"bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "lshift": 2, "rshift": 2,
 	// ternary
 	"where": 3,
+	// random (RandFns): (seed, stream, index) -> a counter-based draw
+	"rand_uniform": 3, "rand_normal": 3, "rand_bits": 3,
 }
+
+// RandFns are the random Fns and their result type. Their three operands
+// are int64 (the seed, the node's stream id, the element's row-major
+// index), whatever the result: element i of a random node is a pure
+// function of them (Philox4x32-10: rt.RandUniform, rt.RandNormal,
+// rt.RandBits in the Go runtime, k_rand_* in the CUDA prelude), so
+// kernels may compute it in any order and recompute it when fused.
+var RandFns = map[string]ir.DType{"rand_uniform": ir.F32, "rand_normal": ir.F32, "rand_bits": ir.I64}
 
 // BoolFns are the Fns whose result is bool whatever the operands' DType.
 var BoolFns = map[string]bool{

@@ -190,6 +190,9 @@ func (kc *kernelCheck) shape(si int, s *Stage, name string, in *Instr) {
 		case BoolFns[in.Fn] && in.DType != ir.Bool:
 			kc.errorf("%s: %s produces bool, not %s", name, in.Fn, in.DType.Abbr())
 		}
+		if dt, ok := RandFns[in.Fn]; ok {
+			kc.randCall(name, in, dt)
+		}
 	case OpReduce:
 		if len(s.Reduce) == 0 {
 			kc.errorf("%s: reduce in outer-level stage %d", name, si)
@@ -288,5 +291,17 @@ func (kc *kernelCheck) checkInstr(name string, in *Instr) {
 	}
 	if in.Access != nil {
 		kc.errorf("%s: check with an access", name)
+	}
+}
+
+// randCall checks a RandFns call: int64 operands, the function's result type.
+func (kc *kernelCheck) randCall(name string, in *Instr, dt ir.DType) {
+	if in.DType != dt {
+		kc.errorf("%s: %s produces %s, not %s", name, in.Fn, dt.Abbr(), in.DType.Abbr())
+	}
+	for i, a := range in.Args {
+		if a != nil && a.DType != ir.I64 {
+			kc.errorf("%s: %s operand %d is %s, not i64", name, in.Fn, i, a.DType.Abbr())
+		}
 	}
 }

@@ -67,6 +67,9 @@ func TestEveryFunctionHandled(t *testing.T) {
 			if lowering.BoolFns[name] {
 				out = ir.Bool
 			}
+			if r, ok := lowering.RandFns[name]; ok {
+				out = r
+			}
 			o := b.output(out, "16")
 			k := b.kernel(1, "16")
 			v := k.load(operands[dt], operands[dt].DType, "x0")

@@ -64,6 +64,10 @@ func (h *hostGen) bindArgs() {
 	for _, s := range h.p.Syms {
 		h.e.line("long long %s = 0;", s)
 		h.e.line("int have_%s = kiln_arg(argc, argv, %s, &%s);", s, cString(s), s)
+		if s == lowering.SeedSym { // seed=N, or 0 by default
+			h.e.line("if (!have_%s) kiln_arg(argc, argv, \"seed\", &%s);", s, s)
+			h.e.line("have_%s = 1;", s)
+		}
 	}
 	for _, in := range h.p.Inputs {
 		if in.Sym == "" || !h.hasSym(in.Sym) {

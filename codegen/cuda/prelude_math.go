@@ -41,6 +41,7 @@ func preludeMath() string {
 		}
 	}
 	b.WriteString(preludeFns)
+	b.WriteString(preludeRandom)
 	return b.String()
 }
 

@@ -158,6 +158,7 @@ var fnClasses = map[string]fnClass{
 	"logical_and": onF | onI | onB, "logical_or": onF | onI | onB, "logical_xor": onF | onI | onB,
 	"bitwise_and": onI | onB, "bitwise_or": onI | onB, "bitwise_xor": onI | onB,
 	"lshift": onI, "rshift": onI, "where": onF | onI | onB,
+	"rand_uniform": onI, "rand_normal": onI, "rand_bits": onI, // int64 (seed, stream, index)
 }
 
 // FnDefinedOn reports whether the CUDA backend computes the lowering.Fns

@@ -26,6 +26,7 @@ func checkAgainstInterp(t *testing.T, g *ir.Graph, opts interp.Options) string {
 	inputs, err := interp.MakeInputs(g, opts)
 	require.NoError(t, err)
 	inDir, args := saveInputs(t, p, inputs)
+	args = append(args, fmt.Sprintf("seed=%d", opts.Seed)) // random ops draw interp's numbers
 	res, err := interp.Run(g, interp.CopyValues(inputs), opts)
 	require.NoError(t, err)
 	outDir := emulate(t, src, inDir, args...)

@@ -553,6 +553,9 @@ func (g *kernelGen) emitCall(in *lowering.Instr, d dtInfo) error {
 	if !ok || len(in.Args) != arity {
 		return fmt.Errorf("call %s: want %d operands, got %d", in.Fn, arity, len(in.Args))
 	}
+	if _, ok := lowering.RandFns[in.Fn]; ok {
+		return g.emitRandCall(in)
+	}
 	if in.Fn == "where" {
 		c, err := arg(in, 0, ir.Bool)
 		if err != nil {

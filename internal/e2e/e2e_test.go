@@ -32,6 +32,10 @@ const elementBudget = 1 << 20
 
 var full = flag.Bool("e2e.full", false, "run every graph, however large (minutes)")
 
+// interpSeed seeds interp's inputs and random ops; the generated binary
+// gets it as -seed, so random ops draw the same numbers.
+const interpSeed = 7
+
 // candidate is a graph that lowered, with the interp run to compare with.
 type candidate struct {
 	name   string
@@ -136,7 +140,7 @@ func runInterp(name string, p *driver.Program) (*candidate, outcome) {
 	if n := elements(p.Graph); n > elementBudget && !*full {
 		return nil, outcome{name, "too-large", fmt.Sprintf("%d elements", n)}
 	}
-	opts := interp.Options{Seed: 7}
+	opts := interp.Options{Seed: interpSeed}
 	inputs, err := interp.MakeInputs(p.Graph, opts)
 	if err != nil {
 		return nil, outcome{name, "no-interp", firstLine(err.Error())}
@@ -153,7 +157,7 @@ func runInterp(name string, p *driver.Program) (*candidate, outcome) {
 func check(t *testing.T, bin, dir string, c *candidate) outcome {
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	require.NoError(t, os.MkdirAll(in, 0o755))
-	args := []string{"-graph", c.prog.Name, "-inputs", in, "-o", out}
+	args := []string{"-graph", c.prog.Name, "-inputs", in, "-o", out, "-seed", fmt.Sprint(interpSeed)}
 	for i, v := range c.graph.Inputs {
 		switch x := c.inputs[i].(type) {
 		case *interp.Tensor:

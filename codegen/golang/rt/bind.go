@@ -19,6 +19,9 @@ func NewEnv(syms map[string]int64) *Env {
 	for k, v := range syms {
 		e.vals[k], e.from[k] = v, "the given symbols"
 	}
+	if _, ok := e.vals[SeedSym]; !ok { // random ops draw with seed 0 unless told
+		e.vals[SeedSym], e.from[SeedSym] = 0, "the default seed"
+	}
 	return e
 }
 

@@ -68,7 +68,7 @@ func (a assignments) Set(s string) error {
 }
 
 // MainArgs runs `BIN [-graph NAME] -inputs DIR -o DIR [-sym s0=8]
-// [-scalar x=1.5] [-bench N]` (or `BIN -simd`) and returns the exit code.
+// [-scalar x=1.5] [-seed N] [-bench N]` (or `BIN -simd`) and returns the exit code.
 func MainArgs(args []string, stdout, stderr io.Writer, progs []*Program) int {
 	fs := flag.NewFlagSet("kernels", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -77,6 +77,7 @@ func MainArgs(args []string, stdout, stderr io.Writer, progs []*Program) int {
 	outDir := fs.String("o", "", "folder for out<i>.npy, mutated inputs and manifest.json")
 	bench := fs.Int("bench", 0, "run N times after one warm-up and print ns/op")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (of the timed runs with -bench) to FILE")
+	seed := fs.Uint64("seed", 0, "seed of the random ops (interp's -seed); -sym "+SeedSym+"=N sets it too")
 	simd := fs.Bool("simd", false, "say whether float32 inner loops run on SIMD lanes (GOEXPERIMENT=simd builds), and exit")
 	syms, scalars := assignments{}, assignments{}
 	fs.Var(syms, "sym", "symbol values, NAME=INT (repeatable)")
@@ -87,6 +88,9 @@ func MainArgs(args []string, stdout, stderr io.Writer, progs []*Program) int {
 	if *simd {
 		fmt.Fprintln(stdout, "simd:", SIMDStatus())
 		return 0
+	}
+	if _, ok := syms[SeedSym]; !ok {
+		syms[SeedSym] = strconv.FormatInt(int64(*seed), 10)
 	}
 	run := runConfig{graph: *graph, inDir: *inDir, outDir: *outDir, bench: *bench, profile: *cpuProfile}
 	if err := mainRun(progs, run, syms, scalars, stdout); err != nil {

@@ -1,0 +1,148 @@
+package interp
+
+import (
+	"math"
+	"testing"
+
+	"github.com/kiln-compiler/kiln/codegen/golang/rt"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const randomOpsFX = `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[64, 32][32, 1]cpu", p: "f32[64, 32][32, 1]cpu"):
+        rand: "f32[64, 32][32, 1]cpu" = torch.ops.aten.rand.default([64, 32], device = device(type='cpu'), pin_memory = False)
+        randn: "f32[64, 32][32, 1]cpu" = torch.ops.aten.randn.default([64, 32], device = device(type='cpu'), pin_memory = False)
+        rand_like: "f32[64, 32][32, 1]cpu" = torch.ops.aten.rand_like.default(x)
+        bernoulli: "f32[64, 32][32, 1]cpu" = torch.ops.aten.bernoulli.default(p)
+        native_dropout = torch.ops.aten.native_dropout.default(x, 0.25, True)
+        getitem: "f32[64, 32][32, 1]cpu" = native_dropout[0]
+        getitem_1: "b8[64, 32][32, 1]cpu" = native_dropout[1];  native_dropout = None
+        inductor_seeds: "i64[2][1]cpu" = torch.ops.prims.inductor_seeds.default(2, device(type='cpu'))
+        inductor_lookup_seed: "i64[][]cpu" = torch.ops.prims.inductor_lookup_seed.default(inductor_seeds, 1)
+        inductor_random: "f32[64, 32][32, 1]cpu" = torch.ops.prims.inductor_random.default([64, 32], inductor_lookup_seed, 'rand')
+        return (rand, randn, rand_like, bernoulli, getitem, getitem_1, inductor_seeds, inductor_random)
+`
+
+func runRandomOps(t *testing.T, seed uint64) (*Result, []any) {
+	t.Helper()
+	g := parseGraph(t, randomOpsFX)
+	inputs, err := MakeInputs(g, Options{Seed: 1})
+	require.NoError(t, err)
+	probs := inputs[1].(*Tensor).Floats()
+	for i := range probs {
+		probs[i] = float64(i%5) / 4 // 0, .25, .5, .75, 1
+	}
+	inputs[1] = FromFloats(ir.F32, []int64{64, 32}, probs)
+	res, err := Run(g, CopyValues(inputs), Options{Seed: seed, CheckTypes: true})
+	require.NoError(t, err)
+	return res, inputs
+}
+
+// Every random op's element i is the counter-based draw of (seed, the
+// node's stream, i) put through the op's transform.
+func TestRandomOpsAreCounterBased(t *testing.T) {
+	res, inputs := runRandomOps(t, 9)
+	out := res.Outputs
+	x, p := inputs[0].(*Tensor).Floats(), inputs[1].(*Tensor).Floats()
+	rand, randn, randLike := floatsOf(t, out[0]), floatsOf(t, out[1]), floatsOf(t, out[2])
+	bern, drop, mask := floatsOf(t, out[3]), floatsOf(t, out[4]), intsOf(t, out[5])
+	seeds, irand := intsOf(t, out[6]), floatsOf(t, out[7])
+	scale := float32(1 / 0.75)
+	for i := range rand {
+		n := int64(i)
+		require.Equal(t, float64(rt.RandUniform(9, rt.StreamID("rand"), n)), rand[i])
+		require.Equal(t, float64(rt.RandNormal(9, rt.StreamID("randn"), n)), randn[i])
+		require.Equal(t, float64(rt.RandUniform(9, rt.StreamID("rand_like"), n)), randLike[i])
+		u := rt.RandUniform(9, rt.StreamID("bernoulli"), n)
+		require.Equal(t, rt.B2F(float64(u) < p[i]), bern[i])
+		keep := rt.RandUniform(9, rt.StreamID("native_dropout"), n) >= 0.25
+		require.Equal(t, rt.B2I(keep), mask[i])
+		require.Equal(t, float64(float32(x[i])*float32(rt.B2F(keep))*scale), drop[i])
+		require.Equal(t, float64(rt.RandUniform(seeds[1], 0, n)), irand[i])
+	}
+	assert.Equal(t, []int64{rt.RandBits(9, rt.StreamID("inductor_seeds"), 0), rt.RandBits(9, rt.StreamID("inductor_seeds"), 1)}, seeds)
+}
+
+// Values are what a random op should look like: ranges and moments, the
+// bernoulli edge probabilities, dropout's keep rate.
+func TestRandomOpsStatistics(t *testing.T) {
+	res, inputs := runRandomOps(t, 3)
+	out := res.Outputs
+	mean := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(len(v))
+	}
+	for _, k := range []int{0, 2, 7} {
+		u := floatsOf(t, out[k])
+		for _, v := range u {
+			require.True(t, v >= 0 && v < 1, "output %d: %v out of [0, 1)", k, v)
+		}
+		assert.InDelta(t, 0.5, mean(u), 0.03, "output %d", k)
+	}
+	z := floatsOf(t, out[1])
+	sq := make([]float64, len(z))
+	for i, v := range z {
+		sq[i] = v * v
+	}
+	assert.InDelta(t, 0, mean(z), 0.05)
+	assert.InDelta(t, 1, mean(sq), 0.08)
+	p, bern := inputs[1].(*Tensor).Floats(), floatsOf(t, out[3])
+	for i := range p {
+		if p[i] == 0 || p[i] == 1 {
+			require.Equal(t, p[i], bern[i], "bernoulli(%v)", p[i])
+		}
+	}
+	assert.InDelta(t, mean(p), mean(bern), 0.03)
+	kept := 0.0
+	for _, m := range intsOf(t, out[5]) {
+		kept += float64(m)
+	}
+	assert.InDelta(t, 0.75, kept/2048, 0.03, "dropout keeps 1-p of the elements")
+	seeds := intsOf(t, out[6])
+	assert.NotEqual(t, seeds[0], seeds[1])
+	assert.True(t, seeds[0] >= 0 && seeds[1] >= 0)
+}
+
+// The same seed draws the same numbers; another seed, others; two random
+// nodes of one graph draw independently.
+func TestRandomOpsSeeded(t *testing.T) {
+	a, _ := runRandomOps(t, 5)
+	b, _ := runRandomOps(t, 5)
+	c, _ := runRandomOps(t, 6)
+	for k := range a.Outputs {
+		assert.Equal(t, a.Outputs[k].(*Tensor).Floats(), b.Outputs[k].(*Tensor).Floats(), "output %d", k)
+	}
+	for _, k := range []int{0, 1, 2, 6, 7} {
+		assert.NotEqual(t, a.Outputs[k].(*Tensor).Floats(), c.Outputs[k].(*Tensor).Floats(), "output %d", k)
+	}
+	assert.NotEqual(t, floatsOf(t, a.Outputs[0]), floatsOf(t, a.Outputs[2]), "rand and rand_like draw other streams")
+}
+
+// Eval-mode dropout is the identity with an all-true mask; p = 1 drops all.
+func TestDropoutEvalAndOne(t *testing.T) {
+	src := `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[8][1]cpu"):
+        native_dropout = torch.ops.aten.native_dropout.default(x, 0.5, False)
+        getitem: "f32[8][1]cpu" = native_dropout[0]
+        getitem_1: "b8[8][1]cpu" = native_dropout[1];  native_dropout = None
+        native_dropout_1 = torch.ops.aten.native_dropout.default(x, 1.0, True)
+        getitem_2: "f32[8][1]cpu" = native_dropout_1[0]
+        getitem_3: "b8[8][1]cpu" = native_dropout_1[1];  native_dropout_1 = None
+        return (getitem, getitem_1, getitem_2, getitem_3)
+`
+	x := f32([]int64{8}, 1, -2, 3, -4, 5, -6, 7, math.Inf(1))
+	res := runGraph(t, src, x)
+	assert.Equal(t, x.Floats(), floatsOf(t, res.Outputs[0]))
+	assert.Equal(t, []int64{1, 1, 1, 1, 1, 1, 1, 1}, intsOf(t, res.Outputs[1]))
+	dropped := floatsOf(t, res.Outputs[2])
+	for i, v := range dropped[:7] {
+		assert.Zero(t, v, "element %d", i)
+	}
+	assert.True(t, math.IsNaN(dropped[7]), "inf * 0 is NaN, as input.mul(mask)")
+	assert.Equal(t, []int64{0, 0, 0, 0, 0, 0, 0, 0}, intsOf(t, res.Outputs[3]))
+}
