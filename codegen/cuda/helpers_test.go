@@ -83,7 +83,7 @@ func buildEmulated(t *testing.T, src string) string {
 	bin := filepath.Join(dir, "prog")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "g++", "-x", "c++", "-DKILN_EMULATE", "-O1", "-o", bin, cu).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "g++", "-x", "c++", "-DKILN_EMULATE", "-O1", "-ffp-contract=off", "-o", bin, cu).CombinedOutput()
 	require.NoError(t, err, "g++ failed:\n%s\n%s", firstLines(string(out), 40), numbered(src))
 	return bin
 }

@@ -12,8 +12,10 @@ import (
 // ClangArgs compile CUDA source from stdin to PTX on stdout without the
 // CUDA SDK: device code only, no CUDA headers or libdevice (the prelude
 // defines what it needs and declares libdevice's math functions).
+// -ffp-contract=off keeps a*b+c two rounded ops, as eager PyTorch computes
+// it (clang's CUDA default would fuse them into fma).
 var ClangArgs = []string{"--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80",
-	"-O2", "-S", "-x", "cuda", "-o", "-", "-"}
+	"-O2", "-ffp-contract=off", "-S", "-x", "cuda", "-o", "-", "-"}
 
 // ErrNoClang is returned by PTX when clang is not installed.
 var ErrNoClang = errors.New("cuda: clang not found in PATH (install clang to compile kernels to PTX)")
