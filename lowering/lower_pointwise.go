@@ -16,8 +16,10 @@ const (
 	// computeOut: the result dtype's opmath (f32 for half types); bool
 	// results of arithmetic compute in int64 (0/1), then cast back.
 	computeOut computeKind = iota
-	// computePromoted: the operands' promoted type's opmath (comparisons,
-	// whose result is bool whatever the operands).
+	// computePromoted: the operands' promoted type itself, not its opmath
+	// (comparisons, whose result is bool): ATen's compare kernels take a
+	// CPU scalar as scalar_t (`iter.scalar_value<scalar_t>`), so
+	// bf16 > 0.1 compares with bf16(0.1) on CPU and CUDA alike.
 	computePromoted
 	// computeBool: operands as bool (logical ops).
 	computeBool
@@ -147,7 +149,7 @@ func (r pwRule) computeType(c *ops.Call, out ir.DType) (ir.DType, error) {
 		if err != nil {
 			return ir.Invalid, err
 		}
-		return arithType(opmath(p)), nil
+		return arithType(p), nil
 	}
 	return arithType(opmath(out)), nil
 }

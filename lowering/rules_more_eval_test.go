@@ -345,7 +345,7 @@ func (e *loopEval) instr(in *lowering.Instr, vars map[string]int64, vals map[*lo
 	case lowering.OpConst:
 		switch in.DType.Category() {
 		case ir.CatFloat:
-			vals[in] = in.Imm.Float
+			vals[in] = roundTo(in.DType, in.Imm.Float) // a bf16 constant is a bf16 value
 		case ir.CatBool:
 			vals[in] = b2f(in.Imm.Bool)
 		default:
@@ -401,6 +401,7 @@ func b2f(b bool) float64 {
 }
 
 var evalFns = map[string]func(a []float64) float64{
+	"gt": func(a []float64) float64 { return b2f(a[0] > a[1]) }, "le": func(a []float64) float64 { return b2f(a[0] <= a[1]) },
 	"add": func(a []float64) float64 { return a[0] + a[1] }, "sub": func(a []float64) float64 { return a[0] - a[1] },
 	"mul": func(a []float64) float64 { return a[0] * a[1] }, "truediv": func(a []float64) float64 { return a[0] / a[1] },
 	"maximum": func(a []float64) float64 {
