@@ -106,18 +106,27 @@ func sameDTypes(a, b *Tensor) error {
 
 // bmm is [B,M,K]·[B,K,N].
 func bmm(a, b *Tensor) (*Tensor, error) {
-	if a.Dim() != 3 || b.Dim() != 3 {
-		return nil, fmt.Errorf("batch1 must be a 3D tensor")
-	}
-	if err := sameDTypes(a, b); err != nil {
+	vals, shape, err := bmmProduct(a, b)
+	if err != nil {
 		return nil, err
 	}
+	return FromFloatsOn(a.DType, shape, vals, a.Device()), nil
+}
+
+// bmmProduct is bmm's product before it is rounded to the dtype.
+func bmmProduct(a, b *Tensor) ([]float64, []int64, error) {
+	if a.Dim() != 3 || b.Dim() != 3 {
+		return nil, nil, fmt.Errorf("batch1 must be a 3D tensor")
+	}
+	if err := sameDTypes(a, b); err != nil {
+		return nil, nil, err
+	}
 	if a.Shape[0] != b.Shape[0] || a.Shape[2] != b.Shape[1] {
-		return nil, fmt.Errorf("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
+		return nil, nil, fmt.Errorf("Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
 			a.Shape[0], a.Shape[2], b.Shape[0], b.Shape[1])
 	}
 	batch, m, k, n := a.Shape[0], a.Shape[1], a.Shape[2], b.Shape[2]
-	return FromFloatsOn(a.DType, []int64{batch, m, n}, bmmRaw(dense(a), dense(b), batch, m, k, n), a.Device()), nil
+	return bmmRaw(dense(a), dense(b), batch, m, k, n), []int64{batch, m, n}, nil
 }
 
 // FromFloatsOn is FromFloats on a device.
@@ -129,20 +138,29 @@ func FromFloatsOn(dt ir.DType, shape []int64, vals []float64, dev ir.Device) *Te
 
 // mm is [M,K]·[K,N].
 func mm(a, b *Tensor) (*Tensor, error) {
-	if a.Dim() != 2 {
-		return nil, fmt.Errorf("self must be a matrix")
-	}
-	if b.Dim() != 2 {
-		return nil, fmt.Errorf("mat2 must be a matrix")
-	}
-	if a.Shape[1] != b.Shape[0] {
-		return nil, fmt.Errorf("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)", a.Shape[0], a.Shape[1], b.Shape[0], b.Shape[1])
-	}
-	if err := sameDTypes(a, b); err != nil {
+	vals, shape, err := mmProduct(a, b)
+	if err != nil {
 		return nil, err
 	}
+	return FromFloatsOn(a.DType, shape, vals, a.Device()), nil
+}
+
+// mmProduct is mm's product before it is rounded to the dtype.
+func mmProduct(a, b *Tensor) ([]float64, []int64, error) {
+	if a.Dim() != 2 {
+		return nil, nil, fmt.Errorf("self must be a matrix")
+	}
+	if b.Dim() != 2 {
+		return nil, nil, fmt.Errorf("mat2 must be a matrix")
+	}
+	if a.Shape[1] != b.Shape[0] {
+		return nil, nil, fmt.Errorf("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)", a.Shape[0], a.Shape[1], b.Shape[0], b.Shape[1])
+	}
+	if err := sameDTypes(a, b); err != nil {
+		return nil, nil, err
+	}
 	m, k, n := a.Shape[0], a.Shape[1], b.Shape[1]
-	return FromFloatsOn(a.DType, []int64{m, n}, bmmRaw(dense(a), dense(b), 1, m, k, n), a.Device()), nil
+	return bmmRaw(dense(a), dense(b), 1, m, k, n), []int64{m, n}, nil
 }
 
 // matmul is torch.matmul: 1-d operands get a unit dim that is dropped
@@ -184,12 +202,12 @@ func matmul(a, b *Tensor) (*Tensor, error) {
 	return FromFloatsOn(a.DType, shape, out, a.Device()), nil
 }
 
-// addScaled is beta·self + alpha·prod; beta 0 ignores self (NaN too).
-func addScaled(self, prod *Tensor, beta, alpha float64) (*Tensor, error) {
-	p := prod.Floats()
+// addScaled is beta·self + alpha·prod rounded once into like's dtype;
+// beta 0 ignores self (NaN too).
+func addScaled(self, like *Tensor, p []float64, shape []int64, beta, alpha float64) (*Tensor, error) {
 	var s []float64
 	if beta != 0 {
-		e, err := expandChecked(self, prod.Shape)
+		e, err := expandChecked(self, shape)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +220,7 @@ func addScaled(self, prod *Tensor, beta, alpha float64) (*Tensor, error) {
 			out[i] += beta * s[i]
 		}
 	}
-	return FromFloatsOn(prod.DType, prod.Shape, out, prod.Device()), nil
+	return FromFloatsOn(like.DType, shape, out, like.Device()), nil
 }
 
 // expandChecked broadcasts t to shape or fails as expand does.
@@ -236,23 +254,24 @@ func kAddmm(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var prod *Tensor
+	// The product stays unrounded until the bias is added: PyTorch's GEMM
+	// adds beta*self in its (f32) epilogue and rounds once.
+	product := mmProduct
 	if c.has("batch1") {
-		prod, err = bmm(a, b)
-	} else {
-		prod, err = mm(a, b)
+		product = bmmProduct
 	}
+	prod, shape, err := product(a, b)
 	if err != nil {
 		return nil, err
 	}
-	if self.DType != prod.DType {
-		return nil, fmt.Errorf("self and mat2 must have the same dtype, but got %s and %s", scalarTypeName(self.DType), scalarTypeName(prod.DType))
+	if self.DType != b.DType {
+		return nil, fmt.Errorf("self and mat2 must have the same dtype, but got %s and %s", scalarTypeName(self.DType), scalarTypeName(b.DType))
 	}
 	beta, alpha, err := betaAlpha(c)
 	if err != nil {
 		return nil, err
 	}
-	return oneT(addScaled(self, prod, beta, alpha))
+	return oneT(addScaled(self, a, prod, shape, beta, alpha))
 }
 
 func kLinear(c *call) ([]any, error) {
@@ -264,15 +283,48 @@ func kLinear(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := matmul(x, wt)
+	bias, err := c.optTensor("bias")
 	if err != nil {
 		return nil, err
 	}
-	bias, err := c.optTensor("bias")
+	if bias != nil && wt.Dim() == 2 && linearIsAddmm(x, bias) {
+		return linearAddmm(x, wt, bias)
+	}
+	out, err := matmul(x, wt)
 	if err != nil || bias == nil {
 		return oneT(out, err)
 	}
-	return oneT(addScaled(bias, out, 1, 1))
+	return oneT(addScaled(bias, out, out.Floats(), out.Shape, 1, 1))
+}
+
+// linearIsAddmm is ATen's linear choosing addmm (2-d input) or
+// _flatten_nd_linear (contiguous n-d input): the bias then joins the
+// product before it is rounded.
+func linearIsAddmm(x, bias *Tensor) bool {
+	return x.Dim() == 2 || x.Dim() > 2 && x.IsContiguous() && (x.Dim() == 3 || bias.Dim() == 1)
+}
+
+// linearAddmm is addmm(bias, x as [rows, k], wt), viewed back to x's
+// leading dims.
+func linearAddmm(x, wt, bias *Tensor) ([]any, error) {
+	flat := x
+	if x.Dim() > 2 { // contiguous: rows of k
+		k := x.Shape[x.Dim()-1]
+		var err error
+		if flat, err = x.View([]int64{numel(x.Shape) / max(k, 1), k}, []int64{k, 1}, x.Offset); err != nil {
+			return nil, err
+		}
+	}
+	prod, shape, err := mmProduct(flat, wt)
+	if err != nil {
+		return nil, err
+	}
+	out, err := addScaled(bias, x, prod, shape, 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	outShape := append(clone64(x.Shape[:x.Dim()-1]), wt.Shape[1])
+	return oneT(out.View(outShape, ContiguousStrides(outShape), 0))
 }
 
 // two reads two tensor parameters and applies f.

@@ -91,7 +91,9 @@ func lowerAddmm(mmOp, m1, m2 string) rule {
 		}
 		a, b := in[0], in[1]
 		shape := out.layout.Shape
-		prod := Layout{DType: out.layout.DType, Shape: shape, Strides: ir.ContiguousStrides(shape), Offset: sym.Const(0)}
+		// The product stays in opmath (f32 for half types) until the bias
+		// is added: PyTorch's addmm rounds once, in the GEMM's epilogue.
+		prod := Layout{DType: opmath(out.layout.DType), Shape: shape, Strides: ir.ContiguousStrides(shape), Offset: sym.Const(0)}
 		pbuf := l.newBuffer("", prod.DType, extent(prod), BufIntermediate)
 		l.newExtern(&Extern{Op: mmOp, Args: []Operand{{a.buf, a.layout}, {b.buf, b.layout}},
 			Out: Operand{pbuf, prod}, Params: map[string][]int64{}})

@@ -3,7 +3,7 @@
 // (torch/_decomp/decompositions.py, torch/_refs, torch/_inductor/
 // decomposition.py) does before Inductor sees a graph: softmax becomes
 // amax/sub/exp/sum/div, layer norm becomes var_mean/rsqrt/sub/mul, gelu
-// becomes erf or tanh arithmetic, addmm becomes mm + add, and so on.
+// becomes erf or tanh arithmetic, linear becomes permute + addmm, and so on.
 //
 // Every decomposition is one row of the table in table.go, next to the ops
 // deliberately left whole and why. A decomposition is built with the
@@ -40,7 +40,7 @@ const (
 func init() {
 	passes.Register(passes.Info{
 		Name:    "decompose",
-		Summary: "rewrite composite ops (softmax, layer/batch norm, gelu, addmm, matmul, linear, clamp, ...) into core ops, after torch/_decomp",
+		Summary: "rewrite composite ops (softmax, layer/batch norm, gelu, matmul, linear, clamp, ...) into core ops, after torch/_decomp",
 		Requires: []passes.Requirement{
 			{Pass: "fakeprop", Reason: "decompositions branch on dtypes, ranks, devices and strides, and type every node they build"},
 			{Pass: "functionalize", Reason: "decompositions are functional rewrites, as in AOTAutograd: a mutation between the pieces would change what they read"},

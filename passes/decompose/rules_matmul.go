@@ -6,11 +6,11 @@ import (
 	"github.com/kiln-compiler/kiln/ops"
 )
 
-// Matmul-family decompositions down to the extern kernels mm, bmm, mv and
-// dot: t as permute (refs t), addmm/baddbmm as product + add
-// (decompositions.py addmm), matmul as ATen's _matmul_impl
-// (decompositions.py matmul), linear as ATen's linear (addmm for 2-d
-// input, _flatten_nd_linear for contiguous n-d input, else matmul + add).
+// Matmul-family decompositions down to the extern kernels mm, bmm, mv, dot
+// and addmm (kept whole: it rounds once): t as permute (refs t), matmul as
+// ATen's _matmul_impl (decompositions.py matmul), linear as ATen's linear
+// (addmm for 2-d input, _flatten_nd_linear for contiguous n-d input, else
+// matmul + add).
 
 // t is permute with the dims reversed (a no-op permute for rank < 2).
 func t(e *emitter, c *ops.Call) []*ir.Value {
@@ -31,31 +31,6 @@ func (e *emitter) transpose(x *ir.Value) *ir.Value {
 		dims[i] = tt.Rank() - 1 - i
 	}
 	return e.call("aten::permute.default", []ir.Arg{val(x), ints(dims...)})
-}
-
-// addmm is mm(mat1, mat2) * alpha + self * beta, the product first so the
-// result takes its row-major layout; beta == 0 ignores self (NaN included).
-func addmm(e *emitter, c *ops.Call) []*ir.Value {
-	return []*ir.Value{e.addProduct(c, "aten::mm.default", "mat1", "mat2")}
-}
-
-// baddbmm is addmm with bmm.
-func baddbmm(e *emitter, c *ops.Call) []*ir.Value {
-	return []*ir.Value{e.addProduct(c, "aten::bmm.default", "batch1", "batch2")}
-}
-
-func (e *emitter) addProduct(c *ops.Call, product, a, b string) *ir.Value {
-	self, m1, m2 := e.tensorArg(c, "self"), e.tensorArg(c, a), e.tensorArg(c, b)
-	beta, bi := e.number(c, "beta")
-	alpha, ai := e.number(c, "alpha")
-	if t := e.outType(0); t != nil && !t.DType.IsFloat() && !t.DType.IsComplex() {
-		beta, alpha, bi, ai = float64(int64(beta)), float64(int64(alpha)), true, true
-	}
-	out := e.mulBy(e.call(product, []ir.Arg{val(m1), val(m2)}), alpha, ai)
-	if beta == 0 {
-		return out
-	}
-	return e.add(out, val(e.mulBy(self, beta, bi)))
 }
 
 // matmul is matmul(self, other).
@@ -260,11 +235,11 @@ func linear(e *emitter, c *ops.Call) []*ir.Value {
 	case b == nil:
 		return []*ir.Value{e.matmul(x, wt)}
 	case tw.Rank() == 2 && tx.Rank() == 2:
-		return []*ir.Value{e.add(e.call("aten::mm.default", []ir.Arg{val(x), val(wt)}), val(b))}
+		return []*ir.Value{e.addmm(b, x, wt)}
 	case tw.Rank() == 2 && tx.Rank() > 2 && ops.IsContiguous(tx) && (tx.Rank() == 3 || tensor(b).Rank() == 1):
 		rows := tx.Shape[:tx.Rank()-1]
 		flat := e.view(x, []ir.Arg{e.flatSize(rows), e.size(x, tx.Rank()-1)})
-		out := e.add(e.call("aten::mm.default", []ir.Arg{val(flat), val(wt)}), val(b))
+		out := e.addmm(b, flat, wt)
 		shape := make([]ir.Arg, 0, len(rows)+1)
 		for i := range rows {
 			shape = append(shape, e.size(x, i))
@@ -272,4 +247,10 @@ func linear(e *emitter, c *ops.Call) []*ir.Value {
 		return []*ir.Value{e.view(out, append(shape, e.size(w, 0)))}
 	}
 	return []*ir.Value{e.add(e.matmul(x, wt), val(b))}
+}
+
+// addmm is bias + x·w as one addmm, which PyTorch's linear calls for these
+// shapes: the bias joins the product before it is rounded.
+func (e *emitter) addmm(bias, x, w *ir.Value) *ir.Value {
+	return e.call("aten::addmm.default", []ir.Arg{val(bias), val(x), val(w)})
 }

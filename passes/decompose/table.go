@@ -70,10 +70,8 @@ var decomposed = []Rule{
 	{"aten::addcdiv.default", "upcast, self + value*(tensor1/tensor2) (" + refs + " addcdiv)", addcdiv},
 	{"aten::lerp.Scalar", "upcast, |w|>=0.5 ? (w-1)*(end-start)+end : w*(end-start)+start, branch picked statically (" + refs + " lerp)", lerp},
 	{"aten::lerp.Tensor", "upcast, the same with where on |w|>=0.5 per element (" + refs + " lerp)", lerp},
-	{"aten::addmm.default", "mm(mat1, mat2)*alpha + self*beta, product first for its layout; beta=0 drops self (" + decomps + " addmm)", addmm},
-	{"aten::baddbmm.default", "bmm(batch1, batch2)*alpha + self*beta (as addmm)", baddbmm},
 	{"aten::matmul.default", "dot/mv/mm by rank; batch x matrix folds into mm; else expand, reshape, bmm, view (" + decomps + " matmul, ATen _matmul_impl)", matmul},
-	{"aten::linear.default", "permute weight; 2-d: mm+add; contiguous n-d: view, mm+add, view; else matmul+add (ATen linear/_flatten_nd_linear)", linear},
+	{"aten::linear.default", "permute weight; 2-d: addmm; contiguous n-d: view, addmm, view; else matmul+add (ATen linear/_flatten_nd_linear)", linear},
 	{"aten::t.default", "permute with reversed dims (" + refs + " t via transpose, which core ATen spells permute)", t},
 	{"aten::conv1d.default", "convolution(input, weight, bias, stride, padding, dilation, transposed=False, output_padding=[0], groups) (ATen Convolution.cpp conv1d)", convNd},
 	{"aten::conv2d.default", "convolution(..., transposed=False, output_padding=[0, 0], groups) (ATen Convolution.cpp conv2d)", convNd},
@@ -83,6 +81,10 @@ var decomposed = []Rule{
 // kept are the ops deliberately left whole.
 var kept = []Rule{
 	{"aten::var_mean.correction", "whole: lowering turns it into one two-stage (Welford) reduction kernel", nil},
+	{"aten::addmm.default", "whole: PyTorch's GEMM adds beta*self in its f32 epilogue and rounds once, where mm + add " +
+		"(decompositions.py addmm) rounds twice: a bf16 ulp per layer, amplified through deep graphs; lowering " +
+		"emits the product into an opmath buffer plus a fused epilogue, as Inductor keeps extern_kernels.addmm", nil},
+	{"aten::baddbmm.default", "whole: as addmm, with bmm", nil},
 	{"aten::mm.default", "whole: extern kernel", nil},
 	{"aten::bmm.default", "whole: extern kernel", nil},
 	{"aten::mv.default", "whole: extern kernel", nil},
