@@ -58,12 +58,14 @@ type Result struct {
 func (m *Manager) Run(p *Pipeline, ctx *Context, g *ir.Graph) (*Result, error) {
 	res := &Result{}
 	stage := ir.StageParsed
+	hash := Hash(g) // each pass's output hash is the next one's input hash
 	for _, step := range p.Steps {
 		var before *ir.Graph
 		if m.AfterPass != nil && m.Snapshot != nil {
 			before = m.Snapshot(g)
 		}
-		pr := m.runStep(step, ctx, g)
+		pr := m.runStep(step, ctx, g, hash)
+		hash = pr.HashOut
 		if step.Info.Stage > stage {
 			stage = step.Info.Stage
 		}
@@ -98,9 +100,9 @@ func (m *Manager) Run(p *Pipeline, ctx *Context, g *ir.Graph) (*Result, error) {
 // stops, and the diagnostics are the whole story.
 var errStopped = errors.New("stopped by error diagnostics")
 
-func (m *Manager) runStep(step Step, ctx *Context, g *ir.Graph) (pr PassResult) {
+func (m *Manager) runStep(step Step, ctx *Context, g *ir.Graph, hashIn uint64) (pr PassResult) {
 	pr.Pass = step.Info.Name
-	pr.HashIn = Hash(g)
+	pr.HashIn = hashIn
 	ctx.pass = step.Info.Name
 	ctx.current = nil
 	start := time.Now()
