@@ -43,6 +43,22 @@ func viewName(a *lowering.Access) string { return fmt.Sprintf("v%d_%s", a.Buffer
 func bufName(b *lowering.Buffer) string { return fmt.Sprintf("b%d", b.ID) }
 
 // general renders an access by its full index expression.
+// renderLoopAccess renders the accesses of an inner loop: contiguous ones through
+// contig (the row slice at the loop index), invariant ones at their hoisted
+// index, the rest through their full index expression.
+func renderLoopAccess(acc map[*lowering.Access]loopAccess, contig func(name string) string) accessFn {
+	return func(a *lowering.Access) string {
+		la := acc[a]
+		switch la.kind {
+		case accContig:
+			return contig(la.name)
+		case accInvariant:
+			return viewName(a) + "[" + la.name + "]"
+		}
+		return general(a)
+	}
+}
+
 func general(a *lowering.Access) string { return viewName(a) + "[" + a.Index.Code() + "]" }
 
 // instrs lists every instruction of the kernel.
@@ -345,16 +361,7 @@ func needsVar(v string, body []*lowering.Instr, acc map[*lowering.Access]loopAcc
 func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec int, lanes bool, extra func()) error {
 	acc, contig := g.classify(v, start, end, body)
 	render := func(i string) accessFn {
-		return func(a *lowering.Access) string {
-			la := acc[a]
-			switch la.kind {
-			case accContig:
-				return la.name + "[" + i + "]"
-			case accInvariant:
-				return viewName(a) + "[" + la.name + "]"
-			}
-			return general(a)
-		}
+		return renderLoopAccess(acc, func(name string) string { return name + "[" + i + "]" })
 	}
 	need := needsVar(v, body, acc)
 	if len(contig) == 0 {
@@ -419,16 +426,7 @@ func (g *kernelGen) unrolled(v, start, first string, body []*lowering.Instr, vec
 			g.c.line("%s := %s + int64(i+%d)", v, start, j)
 		}
 		idx := strconv.Itoa(j)
-		err := g.emitBody(body, func(a *lowering.Access) string {
-			la := acc[a]
-			switch la.kind {
-			case accContig:
-				return la.name + "_v[" + idx + "]"
-			case accInvariant:
-				return viewName(a) + "[" + la.name + "]"
-			}
-			return general(a)
-		})
+		err := g.emitBody(body, renderLoopAccess(acc, func(name string) string { return name + "_v[" + idx + "]" }))
 		if err != nil {
 			return err
 		}
