@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // Indexing: advanced indexing (index.Tensor, index_put), index_select,
@@ -29,16 +30,9 @@ func elemAdd(dst *Tensor, do int64, src *Tensor, so int64, accumulate bool, scal
 	storeI(dst.DType, dst.Storage.Data, do, v)
 }
 
-// checkIndex wraps a negative index and checks the range.
-func checkIndex(i, size int64, dim int) (int64, error) {
-	if i < -size || i >= size {
-		return 0, fmt.Errorf("index %d is out of bounds for dimension %d with size %d", i, dim, size)
-	}
-	if i < 0 {
-		i += size
-	}
-	return i, nil
-}
+// advancedIndex is advanced indexing's check (index.Tensor, index_put):
+// negatives count from the end.
+var advancedIndex = ops.MustIndexBounds("aten::index.Tensor")
 
 // advIndex is the geometry of self[indices]: for every result element (row
 // major) the offset it reads in self.
@@ -191,7 +185,7 @@ func (lay *indexLayout) offsets(self *Tensor) (*advIndex, error) {
 			if col == nil {
 				continue
 			}
-			v, err := checkIndex(col[bi], self.Shape[d], d)
+			v, err := advancedIndex.Check(col[bi], self.Shape[d], d)
 			if err != nil {
 				return nil, err
 			}
@@ -282,32 +276,14 @@ func dimIndex(c *call) (self *Tensor, w int, ix []int64, err error) {
 	if self.Dim() > 0 {
 		size = self.Shape[w]
 	}
+	bounds := ops.MustIndexBounds(c.op.QualifiedName())
 	ix = index.Ints()
 	for i, v := range ix {
-		if ix[i], err = dimIndexCheck(c.op.Schema.Name, v, size, w); err != nil {
+		if ix[i], err = bounds.Check(v, size, w); err != nil {
 			return nil, 0, nil, err
 		}
 	}
 	return self, w, ix, nil
-}
-
-// dimIndexCheck is ATen's check of one index of index_select and friends
-// (TensorAdvancedIndexing.cpp, cpu/IndexKernel.cpp): index_fill alone
-// counts negative indices from the end; each op has its own wording.
-func dimIndexCheck(op string, v, size int64, dim int) (int64, error) {
-	switch op {
-	case "index_fill":
-		return checkIndex(v, size, dim)
-	case "index_copy":
-		if v < 0 || v >= size {
-			return 0, fmt.Errorf("index_copy_(): index %d is out of bounds for dimension %d with size %d", v, dim, size)
-		}
-	default: // index_select, index_add
-		if v < 0 || v >= size {
-			return 0, fmt.Errorf("index out of range in self")
-		}
-	}
-	return v, nil
 }
 
 func kIndexSelect(c *call) ([]any, error) {
@@ -379,6 +355,9 @@ func scatterArgs(c *call, other string) (*Tensor, int, *Tensor, error) {
 	return self, w, index, nil
 }
 
+// gatherScatter is gather's and the scatter family's check: no negatives.
+var gatherScatter = ops.MustIndexBounds("aten::gather.default")
+
 // indexedOffsets maps every index element (row major) to the offset it
 // addresses in t: the index value along dim, the element's own position
 // elsewhere.
@@ -400,10 +379,10 @@ func indexedOffsets(t *Tensor, dim int, index *Tensor) ([]int64, error) {
 				mi[k] = 0
 			}
 		}
-		if v < 0 || v >= size { // gather and scatter take no negative indices (scatter_gather_checks)
-			return nil, fmt.Errorf("index %d is out of bounds for dimension %d with size %d", v, dim, size)
+		w, err := gatherScatter.Check(v, size, dim)
+		if err != nil {
+			return nil, err
 		}
-		w := v
 		off := t.Offset
 		for k, x := range mi {
 			if k == dim {
@@ -536,6 +515,9 @@ func scatterReduce(out *Tensor, offs []int64, src *Tensor, srcOffs []int64, redu
 	return nil
 }
 
+// embeddingIndex is embedding's check of its indices.
+var embeddingIndex = ops.MustIndexBounds("aten::embedding.default")
+
 func kEmbedding(c *call) ([]any, error) {
 	weight, indices, err := c.tensor2("weight", "indices")
 	if err != nil {
@@ -551,8 +533,8 @@ func kEmbedding(c *call) ([]any, error) {
 		return nil, err
 	}
 	for i, v := range ix {
-		if v < 0 || v >= weight.Shape[0] {
-			return nil, fmt.Errorf("index out of range in self")
+		if _, err := embeddingIndex.Check(v, weight.Shape[0], 0); err != nil {
+			return nil, err
 		}
 		row, _ := selectView(weight, 0, v)
 		dst, _ := selectView(out.view([]int64{int64(len(ix)), weight.Shape[1]}, []int64{weight.Shape[1], 1}, 0), 0, int64(i))

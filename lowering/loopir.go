@@ -1,11 +1,9 @@
 package lowering
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // The loop IR, after Inductor's: a Program is buffers plus kernels in run
@@ -225,24 +223,20 @@ type Check struct {
 
 // The placeholders of Check.Msg.
 const (
-	CheckIndex = "{index}"
-	CheckSize  = "{size}"
+	CheckIndex = ops.IndexPlaceholder
+	CheckSize  = ops.SizePlaceholder
 )
 
 // Message is the error text of a failed check of value index against
 // size. Code generators emit the same substitution (the Go runtime's
 // rt.IndexError, the CUDA host's kiln_check_message).
 func (c *Check) Message(index, size int64) string {
-	return strings.NewReplacer(CheckIndex, strconv.FormatInt(index, 10), CheckSize, strconv.FormatInt(size, 10)).Replace(c.Msg)
+	return ops.IndexBounds{Msg: c.Msg}.Message(index, size, 0) // the dim is already in Msg
 }
 
 // Accepts reports whether index passes the check against size.
 func (c *Check) Accepts(index, size int64) bool {
-	lo := int64(0)
-	if c.Neg {
-		lo = -size
-	}
-	return lo <= index && index < size
+	return ops.IndexBounds{Neg: c.Neg}.Accepts(index, size)
 }
 
 // Access is a load or store address: element Index (in units of DType) of

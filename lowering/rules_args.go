@@ -54,7 +54,7 @@ func (l *lowerer) copyKernel(dst, src tensorRef) {
 // indexAlong loads index at `at` (size bounds dim d; chk is the op's
 // check, which may wrap a negative index) and returns x with dim d
 // replaced by the loaded index, and the indirect tmp it names.
-func (b *kbuilder) indexAlong(index tensorRef, at, x []sym.Expr, d int, size sym.Expr, chk boundsCheck) ([]sym.Expr, []*Instr) {
+func (b *kbuilder) indexAlong(index tensorRef, at, x []sym.Expr, d int, size sym.Expr, chk ops.IndexBounds) ([]sym.Expr, []*Instr) {
 	t := b.loadIndex(index, at, size, d, chk)
 	dst := append([]sym.Expr{}, x...)
 	dst[d] = tmpSym(t)

@@ -31,10 +31,10 @@ func tmpSym(in *Instr) sym.Expr { return sym.Symbol("tmp" + strconv.Itoa(in.ID))
 // loadIndex reads an index tensor at idx as int64, checks it against
 // size (the extent of self's dim) as the op does, and wraps a negative
 // index where the op accepts one.
-func (b *kbuilder) loadIndex(r tensorRef, idx []sym.Expr, size sym.Expr, dim int, chk boundsCheck) *Instr {
+func (b *kbuilder) loadIndex(r tensorRef, idx []sym.Expr, size sym.Expr, dim int, chk ops.IndexBounds) *Instr {
 	t := b.cast(b.load(r, idx), ir.I64)
 	b.check(t, size, dim, chk)
-	if !chk.neg {
+	if !chk.Neg {
 		return t
 	}
 	neg := b.call("lt", ir.Bool, t, b.constInt(0, ir.I64))
@@ -137,13 +137,13 @@ func lowerIndex(l *lowerer, c *ops.Call) error {
 // replace the indexed dims in place when those are adjacent, and go first
 // otherwise, as NumPy and PyTorch place them.
 type advIndex struct {
-	refs   []tensorRef // the index tensors
-	dims   []int       // the self dim each indexes
-	self   []sym.Expr  // self's shape
-	first  int         // where the broadcast dims sit in the result
-	check  boundsCheck // the op's check of each index
-	bshape []sym.Expr  // the index tensors' broadcast shape
-	shape  []sym.Expr  // the result's shape
+	refs   []tensorRef     // the index tensors
+	dims   []int           // the self dim each indexes
+	self   []sym.Expr      // self's shape
+	first  int             // where the broadcast dims sit in the result
+	check  ops.IndexBounds // the op's check of each index
+	bshape []sym.Expr      // the index tensors' broadcast shape
+	shape  []sym.Expr      // the result's shape
 }
 
 // planAdvIndex reads the call's indices list against self's shape.

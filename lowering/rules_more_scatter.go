@@ -17,7 +17,7 @@ import (
 // amax, amin) loads, combines and stores; repeated indices make two
 // iterations update one element, so that kernel is Serial. scatter_reduce
 // with include_self=False first stores the combine's identity at every
-// target. Every index is checked as PyTorch checks it (indexBounds):
+// target. Every index is checked as PyTorch checks it (ops.IndexBounds):
 // scatter, index_add and index_copy reject negative ones; index_fill wraps
 // them.
 
@@ -184,7 +184,7 @@ func (r scatterRule) space(c *ops.Call, out, index, src tensorRef, d int) ([]sym
 
 // target loads (and checks) the index for the outer point and returns
 // the result's index it addresses and the indirect tmp.
-func (r scatterRule) target(b *kbuilder, out, index tensorRef, d int, chk boundsCheck) ([]sym.Expr, []*Instr) {
+func (r scatterRule) target(b *kbuilder, out, index tensorRef, d int, chk ops.IndexBounds) ([]sym.Expr, []*Instr) {
 	x := outerVars(len(out.layout.Shape))
 	at := x
 	if r.geom != geomElementwise {
