@@ -198,10 +198,7 @@ func programOf(progs []*driver.Program, g *ir.Graph) *driver.Program {
 // so the drawing boxes fused nodes together.
 func kernelClusters(g *ir.Graph, progs []*driver.Program) map[string]string {
 	out := map[string]string{}
-	for _, p := range progs {
-		if p.Graph != g {
-			continue
-		}
+	if p := programOf(progs, g); p != nil {
 		for _, k := range p.Loop.Kernels {
 			for _, origin := range k.Origins {
 				out[origin] = k.Name
