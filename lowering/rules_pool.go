@@ -122,16 +122,7 @@ func (g *poolGeom) read(b *kbuilder, dt ir.DType) (x, inside *Instr) {
 	at := append(outerVars(rank-2), g.pos(0), g.pos(1))
 	if g.guarded {
 		for d := range 2 {
-			p, size := g.pos(d), g.size(d)
-			at[rank-2+d] = sym.Max(sym.Const(0), sym.Min(p, sym.Sub(size, sym.Const(1))))
-			pi := b.index(p, ir.I64)
-			ok := b.call("logical_and", ir.Bool, b.call("ge", ir.Bool, pi, b.constInt(0, ir.I64)),
-				b.call("lt", ir.Bool, pi, b.index(size, ir.I64)))
-			if inside == nil {
-				inside = ok
-			} else {
-				inside = b.call("logical_and", ir.Bool, inside, ok)
-			}
+			at[rank-2+d], inside = b.clampInside(g.pos(d), g.size(d), inside)
 		}
 	}
 	return b.cast(b.load(g.in, at), dt), inside

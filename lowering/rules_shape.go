@@ -289,17 +289,7 @@ func lowerPad(l *lowerer, c *ops.Call) error {
 	var inside *Instr
 	for i := 0; i < len(pad)/2; i++ {
 		d := rank - 1 - i
-		pos := sym.Sub(idx[d], pad[2*i])
-		size := in.layout.Shape[d]
-		at[d] = sym.Max(sym.Const(0), sym.Min(pos, sym.Sub(size, sym.Const(1))))
-		p := b.index(pos, ir.I64)
-		ok := b.call("logical_and", ir.Bool, b.call("ge", ir.Bool, p, b.constInt(0, ir.I64)),
-			b.call("lt", ir.Bool, p, b.index(size, ir.I64)))
-		if inside == nil {
-			inside = ok
-		} else {
-			inside = b.call("logical_and", ir.Bool, inside, ok)
-		}
+		at[d], inside = b.clampInside(sym.Sub(idx[d], pad[2*i]), in.layout.Shape[d], inside)
 	}
 	x := b.cast(b.load(in, at), e.dt)
 	if inside != nil {
@@ -311,4 +301,19 @@ func lowerPad(l *lowerer, c *ops.Call) error {
 	}
 	b.store(out, idx, x)
 	return nil
+}
+
+// clampInside is a padded read's position along one dim: pos clamped into
+// [0, size) for the load (which then never leaves the buffer), and inside
+// (nil for none yet) and-ed with 0 <= pos < size for the where that
+// replaces out-of-range reads.
+func (b *kbuilder) clampInside(pos, size sym.Expr, inside *Instr) (sym.Expr, *Instr) {
+	at := sym.Max(sym.Const(0), sym.Min(pos, sym.Sub(size, sym.Const(1))))
+	p := b.index(pos, ir.I64)
+	ok := b.call("logical_and", ir.Bool, b.call("ge", ir.Bool, p, b.constInt(0, ir.I64)),
+		b.call("lt", ir.Bool, p, b.index(size, ir.I64)))
+	if inside != nil {
+		ok = b.call("logical_and", ir.Bool, inside, ok)
+	}
+	return at, ok
 }
