@@ -38,27 +38,6 @@ func collectGraphs(t *testing.T) []testgraphs.Graph {
 	return graphs
 }
 
-// graphElems sums the elements of every annotated tensor value.
-func graphElems(g *ir.Graph) int64 {
-	m := &machine{sym: map[string]int64{}}
-	total := int64(0)
-	for _, v := range g.Values() {
-		if v.Type.Kind != ir.KindTensor {
-			continue
-		}
-		n := int64(1)
-		for _, e := range v.Type.Tensor.Shape {
-			s, err := m.evalSym(e)
-			if err != nil {
-				s = 1
-			}
-			n *= s
-		}
-		total += n
-	}
-	return total
-}
-
 // tvOutcome is one graph's validation under one pipeline.
 type tvOutcome struct {
 	graph, status, detail string
@@ -84,7 +63,7 @@ func validatePipeline(t *testing.T, pipeline string, graphs []testgraphs.Graph) 
 }
 
 func validateOne(t *testing.T, name, pipeline string, g *ir.Graph, types map[string]ir.Type) tvOutcome {
-	if n := graphElems(g); n > tvBudget && !*tvFull {
+	if n := testgraphs.Elements(g, DefaultSymValue); n > tvBudget && !*tvFull {
 		return tvOutcome{name, "skipped", "over the element budget (-interp.full runs it)"}
 	}
 	for _, in := range g.Inputs { // fakeprop types what the header types

@@ -69,11 +69,7 @@ func TestCheckMessageAndRange(t *testing.T) {
 
 func TestVerifyRejectsBadChecks(t *testing.T) {
 	body := func(p *Program) []*Instr { return p.Kernels[0].Stages[0].Body }
-	cases := []struct {
-		name   string
-		mutate func(p *Program)
-		want   string
-	}{
+	cases := []verifyCase{
 		{"check used as a value", func(p *Program) {
 			body(p)[3].Args[0] = body(p)[1]
 		}, "argument tmp1 is a check, which has no value"},
@@ -98,15 +94,7 @@ func TestVerifyRejectsBadChecks(t *testing.T) {
 			b[0], b[1] = b[1], b[0]
 		}, "tmp1: argument tmp0 is not defined before it"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p := checkProgram()
-			c.mutate(p)
-			err := Verify(p)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), c.want)
-		})
-	}
+	requireVerifyRejects(t, checkProgram, cases)
 }
 
 // Fusion forwards buf2 into kernel1 and drops the gather's store and

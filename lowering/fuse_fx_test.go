@@ -3,7 +3,6 @@ package lowering
 import (
 	"flag"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,10 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ops"
-	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
 	_ "github.com/kiln-compiler/kiln/passes/decompose"
@@ -43,37 +40,32 @@ const fusionCaseDir = "../testdata/fusion"
 // outputs and mutated inputs must agree. `go test ./lowering -update`
 // (the flag the lowering golden tests define) rewrites fused.
 func TestFusionCases(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join(fusionCaseDir, "*.txtar"))
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	for _, path := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			arch, err := txtar.ParseFile(path)
-			require.NoError(t, err)
-			g := schedCompile(t, path, txtarSection(arch, "in.fx"), strings.TrimSpace(txtarSection(arch, "pipeline")))
-			p, err := Lower(g, Options{Name: "g"})
-			require.NoError(t, err)
-			require.NoError(t, Verify(p), "pre-fusion:\n%s", p)
-			env := parseEnv(t, txtarSection(arch, "env"))
-			before := outputBuffers(p)
-			want := schedRun(t, p, env, 3)
-			stats, err := Fuse(p, FuseOptions{})
-			require.NoError(t, err)
-			require.NoError(t, Verify(p), "fused:\n%s", p)
-			schedCheck(t, p, before)
-			requireClose(t, want, schedRun(t, p, env, 3))
-			PlanBuffers(p)
-			require.NoError(t, Verify(p), "planned:\n%s", p)
-			requireClose(t, want, schedRun(t, p, env, 3))
-			runChecks(t, p, stats, txtarSection(arch, "checks"))
-			if updating() {
-				txtarSet(arch, "fused", p.String())
-				require.NoError(t, os.WriteFile(path, txtar.Format(arch), 0o644))
-				return
-			}
-			assert.Equal(t, txtarSection(arch, "fused"), p.String())
-		})
-	}
+	fxtest.ForEach(t, fusionCaseDir, func(t *testing.T, path string) {
+		arch, err := txtar.ParseFile(path)
+		require.NoError(t, err)
+		g := schedCompile(t, path, fxtest.Section(arch, "in.fx"), strings.TrimSpace(fxtest.Section(arch, "pipeline")))
+		p, err := Lower(g, Options{Name: "g"})
+		require.NoError(t, err)
+		require.NoError(t, Verify(p), "pre-fusion:\n%s", p)
+		env := parseEnv(t, fxtest.Section(arch, "env"))
+		before := outputBuffers(p)
+		want := schedRun(t, p, env, 3)
+		stats, err := Fuse(p, FuseOptions{})
+		require.NoError(t, err)
+		require.NoError(t, Verify(p), "fused:\n%s", p)
+		schedCheck(t, p, before)
+		requireClose(t, want, schedRun(t, p, env, 3))
+		PlanBuffers(p)
+		require.NoError(t, Verify(p), "planned:\n%s", p)
+		requireClose(t, want, schedRun(t, p, env, 3))
+		runChecks(t, p, stats, fxtest.Section(arch, "checks"))
+		if updating() {
+			fxtest.SetSection(arch, "fused", p.String())
+			require.NoError(t, os.WriteFile(path, txtar.Format(arch), 0o644))
+			return
+		}
+		assert.Equal(t, fxtest.Section(arch, "fused"), p.String())
+	})
 }
 
 // updating reads the -update flag the lowering golden tests define.
@@ -91,18 +83,7 @@ func schedCompile(t *testing.T, file, src, pipeline string) *ir.Graph {
 	if pipeline == "" {
 		pipeline = schedPipeline
 	}
-	res, err := fx.Parse(file, []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	require.NotEmpty(t, res.Module.Graphs)
-	g := res.Module.Graphs[0]
-	pipe, err := passes.Parse(pipeline)
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	m := passes.Manager{VerifyEach: true}
-	_, err = m.Run(pipe, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
-	return g
+	return fxtest.Compile(t, file, src, pipeline)
 }
 
 func parseEnv(t *testing.T, s string) map[string]int64 {
@@ -166,23 +147,4 @@ func runChecks(t *testing.T, p *Program, stats FuseStats, checks string) {
 			t.Fatalf("unknown check %q", line)
 		}
 	}
-}
-
-func txtarSection(a *txtar.Archive, name string) string {
-	for _, f := range a.Files {
-		if f.Name == name {
-			return string(f.Data)
-		}
-	}
-	return ""
-}
-
-func txtarSet(a *txtar.Archive, name, body string) {
-	for i := range a.Files {
-		if a.Files[i].Name == name {
-			a.Files[i].Data = []byte(body)
-			return
-		}
-	}
-	a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(body)})
 }

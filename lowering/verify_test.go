@@ -42,11 +42,7 @@ func TestVerifyAcceptsGoodProgram(t *testing.T) {
 
 func TestVerifyRejects(t *testing.T) {
 	body := func(p *Program, k, s int) []*Instr { return p.Kernels[k].Stages[s].Body }
-	cases := []struct {
-		name   string
-		mutate func(p *Program)
-		want   string
-	}{
+	cases := []verifyCase{
 		{"r-stage value used after its loop", func(p *Program) {
 			body(p, 0, 1)[1].Args[0] = body(p, 0, 0)[0] // div reads the load, not the reduce
 		}, "tmp0 lives only inside stage 0's reduction loop"},
@@ -101,15 +97,7 @@ func TestVerifyRejects(t *testing.T) {
 			body(p, 1, 0)[0].Access.Index = sym.Symbol("tmp7")
 		}, "uses tmp7, which is not a loop variable or program symbol"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p := goodProgram()
-			c.mutate(p)
-			err := Verify(p)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), c.want)
-		})
-	}
+	requireVerifyRejects(t, goodProgram, cases)
 }
 
 // An indirect access may use the tmps it lists, defined before it.

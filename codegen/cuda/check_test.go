@@ -1,15 +1,10 @@
 package cuda_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/assert"
@@ -55,34 +50,15 @@ func TestBadIndexEmulated(t *testing.T) {
 			require.Equal(t, want, strings.TrimPrefix(d.Message, d.Node+": "))
 
 			inDir, args := saveInputs(t, p, inputs)
-			stderr, code := runEmulated(t, buildEmulated(t, src), inDir, args...)
-			assert.Equal(t, 1, code, "stderr: %s", stderr)
+			run := runEmulated(t, buildEmulated(t, src), inDir, args...)
+			stderr := run.stderr
+			assert.Equal(t, 1, run.code, "stderr: %s", stderr)
 			assert.Regexp(t, `^kiln: kernel\d+: `, stderr)
 			assert.True(t, strings.HasSuffix(stderr, ": "+want+"\n"), "stderr %q, want %q", stderr, want)
 
 			checkAgainstInterp(t, g, interp.Options{Seed: 7}) // random in-range indices
 		})
 	}
-}
-
-// runEmulated runs an emulated program that may fail: its stderr and
-// exit code.
-func runEmulated(t *testing.T, bin, inDir string, args ...string) (string, int) {
-	t.Helper()
-	outDir := filepath.Join(t.TempDir(), "out")
-	require.NoError(t, os.Mkdir(outDir, 0o755))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{inDir, outDir}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if err == nil {
-		return stderr.String(), 0
-	}
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit)
-	return stderr.String(), exit.ExitCode()
 }
 
 // The kernels of a program with checks compile to PTX with clang: the

@@ -1,8 +1,10 @@
 package cuda_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,15 +64,45 @@ func needTool(t *testing.T, name string) { tooltest.Need(t, name) }
 // returning the output folder.
 func emulate(t *testing.T, src, inDir string, args ...string) string {
 	t.Helper()
-	bin := buildEmulated(t, src)
-	outDir := filepath.Join(t.TempDir(), "out")
-	require.NoError(t, os.Mkdir(outDir, 0o755))
+	return runOK(t, buildEmulated(t, src), inDir, args...)
+}
+
+// runOK runs an emulated program that must succeed; its output folder.
+func runOK(t *testing.T, bin, inDir string, args ...string) string {
+	t.Helper()
+	run := runEmulated(t, bin, inDir, args...)
+	require.Zero(t, run.code, "emulated program failed:\n%s", run.output)
+	return run.outDir
+}
+
+// emulatedRun is what an emulated program left: its output folder, its
+// stdout and stderr interleaved, its stderr alone and its exit code.
+type emulatedRun struct {
+	outDir, output, stderr string
+	code                   int
+}
+
+// runEmulated runs bin on inDir and a fresh output folder (within two
+// minutes); a program that may fail, or exits nonzero, is the caller's to
+// judge.
+func runEmulated(t *testing.T, bin, inDir string, args ...string) emulatedRun {
+	t.Helper()
+	run := emulatedRun{outDir: filepath.Join(t.TempDir(), "out")}
+	require.NoError(t, os.Mkdir(run.outDir, 0o755))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run := exec.CommandContext(ctx, bin, append([]string{inDir, outDir}, args...)...)
-	out, err := run.CombinedOutput()
-	require.NoError(t, err, "emulated program failed:\n%s", out)
-	return outDir
+	cmd := exec.CommandContext(ctx, bin, append([]string{inDir, run.outDir}, args...)...)
+	var output, stderr bytes.Buffer
+	cmd.Stdout = &output
+	cmd.Stderr = io.MultiWriter(&output, &stderr)
+	err := cmd.Run()
+	run.output, run.stderr = output.String(), stderr.String()
+	if err != nil {
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%s", run.output)
+		run.code = exit.ExitCode()
+	}
+	return run
 }
 
 // buildEmulated compiles src with g++ in emulation mode.

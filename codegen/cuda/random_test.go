@@ -1,15 +1,11 @@
 package cuda_test
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/assert"
@@ -84,18 +80,6 @@ func TestRandomPTX(t *testing.T) {
 	}
 	assert.Regexp(t, `0f33800000`, out, "uniform's 2^-24 scale")
 	assert.NotRegexp(t, `call\.uni[^_]*\s+k_`, out, "k_philox and k_rand_* are inlined")
-}
-
-// runOK runs an emulated program that must succeed; its output folder.
-func runOK(t *testing.T, bin, inDir string, args ...string) string {
-	t.Helper()
-	outDir := filepath.Join(t.TempDir(), "out")
-	require.NoError(t, os.Mkdir(outDir, 0o755))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, append([]string{inDir, outDir}, args...)...).CombinedOutput()
-	require.NoError(t, err, "emulated program failed:\n%s", out)
-	return outDir
 }
 
 func assertSameBits(t *testing.T, want, got *interp.Tensor, what string) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 )
@@ -30,7 +31,7 @@ func checkAgainstInterp(t *testing.T, g *ir.Graph, opts interp.Options) string {
 	res, err := interp.Run(g, interp.CopyValues(inputs), opts)
 	require.NoError(t, err)
 	outDir := emulate(t, src, inDir, args...)
-	wants := flatten(res.Outputs)
+	wants := fxtest.Flatten(res.Outputs)
 	require.Len(t, wants, len(p.Outputs), "interp's outputs, flattened, and the program's")
 	for i, want := range wants {
 		file := fmt.Sprintf("out%d.npy", i)
@@ -56,19 +57,6 @@ func checkAgainstInterp(t *testing.T, g *ir.Graph, opts interp.Options) string {
 		}
 	}
 	return src
-}
-
-// flatten spreads nested tuples of outputs as the program lists them.
-func flatten(vals []any) []any {
-	var out []any
-	for _, v := range vals {
-		if l, ok := v.([]any); ok {
-			out = append(out, flatten(l)...)
-			continue
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 var scenario3 = []string{

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/interp"
-	"github.com/kiln-compiler/kiln/lowering"
 )
 
 // badIndexCase is one graph of testdata/lowering/badindex: indices PyTorch
@@ -26,22 +26,14 @@ type badIndexCase struct {
 }
 
 func loadBadIndexCases(t *testing.T) []badIndexCase {
-	paths, err := filepath.Glob("../../testdata/lowering/badindex/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
 	var out []badIndexCase
-	for _, path := range paths {
-		arch, err := txtar.ParseFile(path)
-		require.NoError(t, err)
-		files := map[string]string{}
-		for _, f := range arch.Files {
-			files[f.Name] = string(f.Data)
-		}
-		name := "bad_" + PackageName(strings.TrimSuffix(filepath.Base(path), ".txtar"))
-		c := badIndexCase{fxCase: fxProgram(t, name, files["in.fx"]), want: strings.TrimSpace(files["error"])}
-		require.NoError(t, json.Unmarshal([]byte(files["ints"]), &c.ints), path)
+	forEachArchive(t, "../../testdata/lowering/badindex/*.txtar", func(path, name string, arch *txtar.Archive) {
+		name = "bad_" + name
+		c := badIndexCase{fxCase: fxProgram(t, name, fxtest.Section(arch, "in.fx")),
+			want: strings.TrimSpace(fxtest.Section(arch, "error"))}
+		require.NoError(t, json.Unmarshal([]byte(fxtest.Section(arch, "ints")), &c.ints), path)
 		out = append(out, c)
-	}
+	})
 	return out
 }
 
@@ -71,11 +63,7 @@ func interpMessage(t *testing.T, err error) string {
 // indices it computes what interp computes.
 func TestBadIndexExitsWithPyTorchMessage(t *testing.T) {
 	cases := loadBadIndexCases(t)
-	progs := make([]*lowering.Program, len(cases))
-	for i, c := range cases {
-		progs[i] = c.prog
-	}
-	bin := buildModule(t, progs)
+	bin := buildModule(t, programs(cases))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			inputs := c.inputs(t)

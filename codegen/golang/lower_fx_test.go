@@ -7,40 +7,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kiln-compiler/kiln/frontend/fx"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/lowering"
-	"github.com/kiln-compiler/kiln/ops"
-	"github.com/kiln-compiler/kiln/passes"
-	_ "github.com/kiln-compiler/kiln/passes/align"
-	_ "github.com/kiln-compiler/kiln/passes/dce"
-	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
-	_ "github.com/kiln-compiler/kiln/passes/functionalize"
 )
-
-// fxCase is one FX graph from testdata/lowering taken through the whole
-// pipeline: passes, Lower, Fuse, PlanBuffers, Generate, go build, run.
-type fxCase struct {
-	name string
-	g    *ir.Graph
-	prog *lowering.Program
-}
 
 // loadLoweringCases lowers every testdata/lowering graph that lowers.
 func loadLoweringCases(t *testing.T) []fxCase {
-	paths, err := filepath.Glob("../../testdata/lowering/*.txtar")
-	require.NoError(t, err)
 	var out []fxCase
-	for _, path := range paths {
-		arch, err := txtar.ParseFile(path)
-		require.NoError(t, err)
+	forEachArchive(t, "../../testdata/lowering/*.txtar", func(path, name string, arch *txtar.Archive) {
 		src, wantsError := "", false
 		for _, f := range arch.Files {
 			switch f.Name {
@@ -51,25 +30,10 @@ func loadLoweringCases(t *testing.T) []fxCase {
 			}
 		}
 		if src == "" || wantsError {
-			continue // a source reference or a case about a lowering error
+			return // a source reference or a case about a lowering error
 		}
-		name := PackageName(strings.TrimSuffix(filepath.Base(path), ".txtar"))
-		res, err := fx.Parse(path, []byte(src), fx.Options{Lookup: ops.LookupSchema})
-		require.NoError(t, err)
-		g := res.Module.Graphs[0]
-		pipe, err := passes.Parse("fakeprop,functionalize,align,dce")
-		require.NoError(t, err)
-		_, err = (&passes.Manager{VerifyEach: true}).Run(pipe, passes.NewContext(passes.Config{}), g)
-		require.NoError(t, err, name)
-		// Lower first: running the graph on interp would mutate nothing, but
-		// keep the graph untouched by codegen either way.
-		p, err := lowering.Lower(g, lowering.Options{Name: name})
-		require.NoError(t, err, name)
-		_, err = lowering.Fuse(p, lowering.FuseOptions{})
-		require.NoError(t, err, name)
-		lowering.PlanBuffers(p)
-		out = append(out, fxCase{name: name, g: g, prog: p})
-	}
+		out = append(out, lowerFX(t, path, name, src, basePipeline))
+	})
 	return out
 }
 
@@ -79,10 +43,7 @@ func loadLoweringCases(t *testing.T) []fxCase {
 func TestLoweredGraphsAgainstInterp(t *testing.T) {
 	cases := loadLoweringCases(t)
 	require.NotEmpty(t, cases)
-	var progs []*lowering.Program
-	for _, c := range cases {
-		progs = append(progs, c.prog)
-	}
+	progs := programs(cases)
 	bin := buildModule(t, progs)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, bin) })

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -15,41 +14,23 @@ import (
 
 	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/interp"
-	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-// randomCase is a testdata/lowering/random*.txtar graph, lowered and fused.
-type randomCase struct {
-	name string
-	g    *ir.Graph
-	prog *lowering.Program
-}
-
-func loadRandomCases(t *testing.T) []randomCase {
-	paths, err := filepath.Glob("../../testdata/lowering/random*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	var out []randomCase
-	for _, path := range paths {
-		arch, err := txtar.ParseFile(path)
-		require.NoError(t, err)
-		name := PackageName(strings.TrimSuffix(filepath.Base(path), ".txtar"))
-		g := fxtest.Compile(t, path, fxtest.Section(arch, "in.fx"), "fakeprop,functionalize,align,dce")
-		p, err := lowering.Lower(g, lowering.Options{Name: name})
-		require.NoError(t, err, name)
-		_, err = lowering.Fuse(p, lowering.FuseOptions{})
-		require.NoError(t, err, name)
-		lowering.PlanBuffers(p)
-		require.NoError(t, lowering.Verify(p), "%s", p)
-		out = append(out, randomCase{name, g, p})
-	}
+// loadRandomCases lowers and fuses the testdata/lowering/random*.txtar
+// graphs.
+func loadRandomCases(t *testing.T) []fxCase {
+	var out []fxCase
+	forEachArchive(t, "../../testdata/lowering/random*.txtar", func(path, name string, arch *txtar.Archive) {
+		g := fxtest.Compile(t, path, fxtest.Section(arch, "in.fx"), basePipeline)
+		out = append(out, lowerGraph(t, name, g))
+	})
 	return out
 }
 
 // runSeeded runs the binary on interp's inputs with extra flags and env,
 // returning the outputs in order.
-func (c randomCase) runSeeded(t *testing.T, bin string, inputs []any, env []string, flags ...string) []*interp.Tensor {
+func (c fxCase) runSeeded(t *testing.T, bin string, inputs []any, env []string, flags ...string) []*interp.Tensor {
 	t.Helper()
 	in, out := t.TempDir(), t.TempDir()
 	for i, v := range c.g.Inputs {
@@ -90,11 +71,7 @@ func requireBitsEqual(t *testing.T, want, got *interp.Tensor, what string) {
 // -seed, whatever the number of threads; another seed draws others.
 func TestRandomOpsMatchInterp(t *testing.T) {
 	cases := loadRandomCases(t)
-	progs := make([]*lowering.Program, len(cases))
-	for i, c := range cases {
-		progs[i] = c.prog
-	}
-	bin := buildModule(t, progs)
+	bin := buildModule(t, programs(cases))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			inputs, err := interp.MakeInputs(c.g, interp.Options{Seed: 1})

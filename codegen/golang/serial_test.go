@@ -9,11 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/codegen/golang/rt"
-	"github.com/kiln-compiler/kiln/frontend/fx"
 	"github.com/kiln-compiler/kiln/lowering"
-	"github.com/kiln-compiler/kiln/ops"
-	"github.com/kiln-compiler/kiln/passes"
-	_ "github.com/kiln-compiler/kiln/passes/decompose"
 )
 
 // scatterAddFX adds 16384 rows of src into the 2 rows of x (each
@@ -29,24 +25,6 @@ const scatterAddFX = `class GraphModule(torch.nn.Module):
         b: "f32[2, 4][4, 1]cpu" = torch.ops.aten.scatter_add.default(xr, 0, ix, sr)
         return (b,)
 `
-
-// fxProgram runs src through the passes, Lower, Fuse and PlanBuffers.
-func fxProgram(t *testing.T, name, src string) fxCase {
-	res, err := fx.Parse(name+".fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
-	pipe, err := passes.Parse("fakeprop,functionalize,decompose,align,dce")
-	require.NoError(t, err)
-	_, err = (&passes.Manager{VerifyEach: true}).Run(pipe, passes.NewContext(passes.Config{}), g)
-	require.NoError(t, err)
-	p, err := lowering.Lower(g, lowering.Options{Name: name})
-	require.NoError(t, err)
-	_, err = lowering.Fuse(p, lowering.FuseOptions{})
-	require.NoError(t, err)
-	require.NoError(t, lowering.Verify(p))
-	lowering.PlanBuffers(p)
-	return fxCase{name: name, g: g, prog: p}
-}
 
 // A Serial kernel runs on one goroutine in index order: the generated
 // code says so and calls rt.SerialFor, never rt.ParallelFor, and its

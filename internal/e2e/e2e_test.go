@@ -16,6 +16,7 @@ import (
 	"github.com/kiln-compiler/kiln/codegen/golang"
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/driver"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
 	"github.com/kiln-compiler/kiln/internal/testgraphs"
 	"github.com/kiln-compiler/kiln/internal/tooltest"
 	"github.com/kiln-compiler/kiln/interp"
@@ -137,7 +138,7 @@ func prepare(t *testing.T, tg testgraphs.Graph) ([]*candidate, []outcome) {
 }
 
 func runInterp(name string, p *driver.Program) (*candidate, outcome) {
-	if n := elements(p.Graph); n > elementBudget && !*full {
+	if n := testgraphs.Elements(p.Graph, interp.DefaultSymValue); n > elementBudget && !*full {
 		return nil, outcome{name, "too-large", fmt.Sprintf("%d elements", n)}
 	}
 	opts := interp.Options{Seed: interpSeed}
@@ -173,7 +174,7 @@ func check(t *testing.T, bin, dir string, c *candidate) outcome {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return outcome{c.name, "RUN-FAIL", firstLine(string(msg))}
 	}
-	for i, w := range flatten(c.want.Outputs) {
+	for i, w := range fxtest.Flatten(c.want.Outputs) {
 		wt, ok := w.(*interp.Tensor)
 		if !ok {
 			continue // scalar outputs are checked by the generated code's own tests
@@ -200,45 +201,6 @@ func check(t *testing.T, bin, dir string, c *candidate) outcome {
 		}
 	}
 	return outcome{c.name, "ok", fmt.Sprintf("%d kernel(s)", len(c.prog.Loop.Kernels))}
-}
-
-// flatten lists nested tuple outputs element by element, as lowering
-// numbers its results.
-func flatten(xs []any) []any {
-	var out []any
-	for _, x := range xs {
-		if list, ok := x.([]any); ok {
-			out = append(out, flatten(list)...)
-			continue
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-// elements sums the elements of every tensor value, with symbols at
-// interp's default.
-func elements(g *ir.Graph) int64 {
-	env := map[string]int64{}
-	total := int64(0)
-	for _, v := range g.Values() {
-		if v.Type.Kind != ir.KindTensor {
-			continue
-		}
-		n := int64(1)
-		for _, e := range v.Type.Tensor.Shape {
-			for _, s := range e.Free() {
-				env[s] = interp.DefaultSymValue
-			}
-			size, err := e.Eval(env)
-			if err != nil {
-				size = 1
-			}
-			n *= size
-		}
-		total += n
-	}
-	return total
 }
 
 func sanitize(name string) string {

@@ -96,3 +96,17 @@ func SetSection(a *txtar.Archive, name, body string) {
 	}
 	a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(body)})
 }
+
+// Flatten lists nested tuple outputs (interp's []any) element by element,
+// as lowering numbers a program's results.
+func Flatten(vals []any) []any {
+	var out []any
+	for _, v := range vals {
+		if list, ok := v.([]any); ok {
+			out = append(out, Flatten(list)...)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}

@@ -57,3 +57,9 @@ func TestForEachRunsEveryCase(t *testing.T) {
 	})
 	assert.Equal(t, []string{"a a.txtar", "b b.txtar"}, seen)
 }
+
+func TestFlatten(t *testing.T) {
+	got := fxtest.Flatten([]any{1, []any{2, []any{3, 4}}, []any{}, 5})
+	assert.Equal(t, []any{1, 2, 3, 4, 5}, got)
+	assert.Empty(t, fxtest.Flatten(nil))
+}

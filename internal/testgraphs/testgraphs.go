@@ -11,9 +11,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"testing"
 
-	"github.com/kiln-compiler/kiln/ir"
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // Graph is one example file (which may hold several graphs).
@@ -103,6 +108,30 @@ func typesFor(base string) (map[string]ir.Type, error) {
 	return nil, nil
 }
 
+// ForEach calls fn for graph gi of every file under root that parses
+// (files that do not are passed over: the parser's tests report them),
+// with the header's types set on the inputs the graph leaves untyped.
+func ForEach(t testing.TB, root string, fn func(tg Graph, gi int, g *ir.Graph)) {
+	t.Helper()
+	graphs, err := Collect(root)
+	require.NoError(t, err)
+	for _, tg := range graphs {
+		res, err := fx.Parse(tg.Name, tg.Src, fx.Options{Lookup: ops.LookupSchema})
+		if err != nil {
+			continue
+		}
+		for gi, g := range res.Module.Graphs {
+			types := tg.InputTypes(g)
+			for _, in := range g.Inputs {
+				if ty, ok := types[in.Name]; ok && !in.Type.IsKnown() {
+					in.Type = ty
+				}
+			}
+			fn(tg, gi, g)
+		}
+	}
+}
+
 // InputTypes expands "*" to every input of g.
 func (tg Graph) InputTypes(g *ir.Graph) map[string]ir.Type {
 	all, ok := tg.Types["*"]
@@ -114,4 +143,30 @@ func (tg Graph) InputTypes(g *ir.Graph) map[string]ir.Type {
 		out[in.Name] = all
 	}
 	return out
+}
+
+// Elements sums the elements of every tensor value of g, each free symbol
+// (backed or unbacked) at defaultSym and a dimension that does not
+// evaluate counted as 1: the size the tests' element budgets bound.
+func Elements(g *ir.Graph, defaultSym int64) int64 {
+	env := map[string]int64{}
+	total := int64(0)
+	for _, v := range g.Values() {
+		if v.Type.Kind != ir.KindTensor {
+			continue
+		}
+		n := int64(1)
+		for _, e := range v.Type.Tensor.Shape {
+			for _, s := range e.Free() {
+				env[s] = defaultSym
+			}
+			size, err := e.Eval(env)
+			if err != nil {
+				size = 1
+			}
+			n *= size
+		}
+		total += n
+	}
+	return total
 }

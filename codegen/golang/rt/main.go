@@ -1,8 +1,6 @@
 package rt
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -274,14 +272,7 @@ func writeOutputs(p *Program, dir string, outs []any, inputs []*Tensor) error {
 		}
 		entries = append(entries, e)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(entries); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "manifest.json"), buf.Bytes(), 0o644)
+	return WriteManifest(dir, entries)
 }
 
 func writeEntry(dir, file, name, kind string, v any) (ManifestEntry, error) {
