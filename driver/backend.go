@@ -29,7 +29,6 @@ type BackendOptions struct {
 // the generated code.
 type Program struct {
 	Graph     *ir.Graph
-	Name      string // the package-safe name: "graph0", "graph1", ...
 	PreFusion string // the loop-IR dump before fusion (ir_pre_fusion)
 	Loop      *lowering.Program
 	Stats     lowering.FuseStats
@@ -68,7 +67,7 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Graph: g, Name: name, PreFusion: loop.String(), Loop: loop}
+	p := &Program{Graph: g, PreFusion: loop.String(), Loop: loop}
 	if err := lowering.Verify(loop); err != nil {
 		return nil, fmt.Errorf("lowering produced invalid loop IR: %w", err)
 	}
@@ -92,6 +91,10 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 	p.Elapsed = time.Since(start)
 	return p, nil
 }
+
+// Name is the program's package-safe name ("graph0", "graph1", ...): its
+// loop program's.
+func (p *Program) Name() string { return p.Loop.Name }
 
 // LoopPrograms returns the fused loop programs of ps, for golang.WriteModule.
 func LoopPrograms(ps []*Program) []*lowering.Program {

@@ -118,7 +118,7 @@ func writeCUDA(dir string, progs []*driver.Program, ptx bool) error {
 		return err
 	}
 	for _, p := range progs {
-		if err := os.WriteFile(filepath.Join(dir, p.Name+".cu"), []byte(p.CUDA), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, p.Name()+".cu"), []byte(p.CUDA), 0o644); err != nil {
 			return err
 		}
 		if !ptx {
@@ -126,9 +126,9 @@ func writeCUDA(dir string, progs []*driver.Program, ptx bool) error {
 		}
 		text, err := cuda.PTX(context.Background(), p.CUDA)
 		if err != nil {
-			return fmt.Errorf("%s: %w", p.Name, err)
+			return fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, p.Name+".ptx"), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, p.Name()+".ptx"), []byte(text), 0o644); err != nil {
 			return err
 		}
 	}
@@ -168,9 +168,9 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program) err
 		files[fmt.Sprintf("report%d.html", gi)] = page.String()
 	}
 	for _, p := range progs {
-		files[p.Name+".ir_pre_fusion.txt"] = p.PreFusion
-		files[p.Name+".ir_post_fusion.txt"] = p.Loop.String()
-		files[p.Name+".go"] = string(p.Go)
+		files[p.Name()+".ir_pre_fusion.txt"] = p.PreFusion
+		files[p.Name()+".ir_post_fusion.txt"] = p.Loop.String()
+		files[p.Name()+".go"] = string(p.Go)
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

@@ -121,9 +121,8 @@ func prepare(t *testing.T, tg testgraphs.Graph) ([]*candidate, []outcome) {
 		}
 	}
 	for _, p := range progs {
-		gname := name + "#" + p.Name
-		p.Name = sanitize(name) + "_" + p.Name
-		p.Loop.Name = p.Name
+		gname := name + "#" + p.Name()
+		p.Loop.Name = sanitize(name) + "_" + p.Name()
 		c, o := runInterp(gname, p)
 		if o.status == "too-large" {
 			c = &candidate{name: gname, prog: p, graph: p.Graph}
@@ -158,7 +157,7 @@ func runInterp(name string, p *driver.Program) (*candidate, outcome) {
 func check(t *testing.T, bin, dir string, c *candidate) outcome {
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	require.NoError(t, os.MkdirAll(in, 0o755))
-	args := []string{"-graph", c.prog.Name, "-inputs", in, "-o", out, "-seed", fmt.Sprint(interpSeed)}
+	args := []string{"-graph", c.prog.Name(), "-inputs", in, "-o", out, "-seed", fmt.Sprint(interpSeed)}
 	for i, v := range c.graph.Inputs {
 		switch x := c.inputs[i].(type) {
 		case *interp.Tensor:
