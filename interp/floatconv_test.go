@@ -90,6 +90,25 @@ func TestFloat8Conversions(t *testing.T) {
 	assert.Equal(t, uint32(0x7F), e4m3fnuz.encode(240))
 	assert.Equal(t, uint32(0x80), e4m3fnuz.encode(300))
 	assert.Equal(t, uint32(0x40), e5m2fnuz.encode(1))
+	// Overflow and tie edges of each f8 format (c10: e4m3fn NaN from 480,
+	// fnuz NaN from one ulp past the max, ties to even at the boundary).
+	assert.Equal(t, uint32(0x80), e4m3fn.encode(float32(math.Copysign(0, -1))))
+	assert.Equal(t, uint32(0x7F), e4m3fn.encode(480))
+	assert.Equal(t, uint32(0x02), e4m3fn.encode(float32(math.Ldexp(3, -10)))) // 1.5 subnormal steps: even is 2
+	assert.Equal(t, uint32(0x01), e5m2.encode(float32(math.Ldexp(1, -16))))
+	assert.Equal(t, uint32(0x7C), e5m2.encode(65536))
+	assert.Equal(t, uint32(0xFC), e5m2.encode(float32(math.Inf(-1))))
+	assert.Equal(t, uint32(0xFF), e5m2.encode(float32(math.Copysign(math.NaN(), -1))))
+	assert.True(t, math.IsInf(e5m2.decode(0x7C), 1))
+	assert.Equal(t, uint32(0x7F), e4m3fnuz.encode(247))
+	assert.Equal(t, uint32(0x80), e4m3fnuz.encode(248)) // halfway past 240 (odd code 0x7F): NaN
+	assert.Equal(t, uint32(0x00), e4m3fnuz.encode(float32(-math.Ldexp(1, -11))))
+	assert.Equal(t, uint32(0x01), e4m3fnuz.encode(float32(math.Ldexp(1, -10))))
+	assert.Equal(t, 240.0, e4m3fnuz.decode(0x7F))
+	assert.Equal(t, uint32(0x7F), e5m2fnuz.encode(57344))
+	assert.Equal(t, uint32(0x80), e5m2fnuz.encode(61440))
+	assert.Equal(t, math.Ldexp(1, -17), e5m2fnuz.decode(0x01))
+	assert.Equal(t, 57344.0, e5m2fnuz.decode(0x7F))
 	// e8m0: exponent only, rounded by the mantissa.
 	assert.Equal(t, uint8(127), E8M0FromF32(1))
 	assert.Equal(t, uint8(128), E8M0FromF32(1.5)) // guard set, lsb set: up
