@@ -117,7 +117,8 @@ func layerName(p string, li int, isInput bool) string {
 }
 
 // renameIdents renames the identifiers of s outside string literals
-// (annotations stay as written).
+// (annotations stay as written) and attribute names (the op in
+// torch.ops.aten.native_layer_norm.default is not the value of that name).
 func renameIdents(s string, rename func(string) string) string {
 	var b strings.Builder
 	for i, part := range strings.Split(s, `"`) {
@@ -128,7 +129,17 @@ func renameIdents(s string, rename func(string) string) string {
 			b.WriteString(part)
 			continue
 		}
-		b.WriteString(identRE.ReplaceAllStringFunc(part, rename))
+		last := 0
+		for _, m := range identRE.FindAllStringIndex(part, -1) {
+			id := part[m[0]:m[1]]
+			if m[0] == 0 || part[m[0]-1] != '.' { // not an attribute (aten.mm)
+				id = rename(id)
+			}
+			b.WriteString(part[last:m[0]])
+			b.WriteString(id)
+			last = m[1]
+		}
+		b.WriteString(part[last:])
 	}
 	return b.String()
 }

@@ -41,6 +41,9 @@ func TestBlocksTypeCheck(t *testing.T) {
 	g := res.Module.Graphs[0]
 	require.GreaterOrEqual(t, len(g.Nodes), 300*3/4, "getitems fold into their node")
 	require.Len(t, g.Inputs, 1+12*5, "5 layers of 60 statements, 12 weights each")
+	for _, n := range g.Nodes {
+		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
+	}
 	p, err := passes.Parse("fakeprop")
 	require.NoError(t, err)
 	ctx := passes.NewContext(passes.Config{})
