@@ -63,7 +63,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "cuda":
 		err = writeCUDA(cf.outDir, progs, cf.ptx)
 	default:
-		if err = writeCompileDumps(cf.outDir, run, progs); err == nil {
+		if err = writeCompileDumps(cf.outDir, run, progs, stderr); err == nil {
 			err = writeCUDA(cf.outDir, progs, cf.ptx)
 		}
 	}
@@ -138,7 +138,7 @@ func writeCUDA(dir string, progs []*driver.Program, ptx bool) error {
 // writeCompileDumps writes the final graph, each pass's graph, the loop IR
 // before and after fusion, the generated code, DOT and SVG drawings with
 // fused kernels as clusters, the diagnostics and the HTML report.
-func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program) error {
+func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -177,9 +177,18 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program) err
 			return err
 		}
 	}
-	svg, err := dot.SVG(context.Background(), firstDigraph(dotText.String()))
+	// Last, and bounded: a graph too large to lay out gets a kernel summary
+	// or a note (dot.Drawing), never minutes in Graphviz.
+	if len(run.Module.Graphs) == 0 {
+		return nil
+	}
+	g := run.Module.Graphs[0]
+	svg, note, err := dot.Drawing(context.Background(), g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}, filepath.Join(dir, "graph.dot"))
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "kiln compile: note: %s\n", note)
 	}
 	return os.WriteFile(filepath.Join(dir, "graph.svg"), svg, 0o644)
 }

@@ -150,14 +150,18 @@ func writeNode(b *strings.Builder, indent, id, label string, lk look, tooltip st
 	b.WriteString("];\n")
 }
 
-// quote makes a DOT string literal.
-func quote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
-}
+var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-// SVG renders DOT text to SVG with the embedded Graphviz.
+// quote makes a DOT string literal.
+func quote(s string) string { return `"` + quoter.Replace(s) + `"` }
+
+// SVG renders DOT text to SVG with the embedded Graphviz. Layout time
+// grows faster than the graph, so a drawing of more than MaxDrawn nodes
+// and edges is refused (*TooLargeError) before Graphviz starts.
 func SVG(ctx context.Context, dotText string) ([]byte, error) {
+	if n := countDrawn(dotText); n > MaxDrawn {
+		return nil, &TooLargeError{Drawn: n}
+	}
 	gv, err := graphviz.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("dot: start graphviz: %w", err)
