@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
@@ -10,6 +11,7 @@ import (
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/report"
 )
 
 // CompilePipeline is what `kiln compile` runs before lowering: decompose
@@ -95,6 +97,30 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 // Name is the program's package-safe name ("graph0", "graph1", ...): its
 // loop program's.
 func (p *Program) Name() string { return p.Loop.Name }
+
+// ReportKernels describes p's fused kernels for the HTML report: the nodes
+// each computes, its loop IR and its generated Go function.
+func (p *Program) ReportKernels() []report.Kernel {
+	src := string(p.Go)
+	out := make([]report.Kernel, len(p.Loop.Kernels))
+	for i, k := range p.Loop.Kernels {
+		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins, LoopIR: k.String(), Code: goFunc(src, k.Name)}
+	}
+	return out
+}
+
+// goFunc cuts function name, with its doc comment, out of generated Go.
+func goFunc(src, name string) string {
+	i := strings.Index(src, "\n// "+name+" is ")
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(src[i:], "\n}\n")
+	if j < 0 {
+		return ""
+	}
+	return src[i+1 : i+j+3]
+}
 
 // LoopPrograms returns the fused loop programs of ps, for golang.WriteModule.
 func LoopPrograms(ps []*Program) []*lowering.Program {

@@ -40,10 +40,13 @@ func TestReportColumnsAndFolding(t *testing.T) {
 	var page strings.Builder
 	require.NoError(t, rec.Write(&page, append(ctx.Diags.Items, diag.Diagnostic{Severity: diag.Warning, Code: "w", Message: "a <warning>"})))
 	html := page.String()
-	assert.Contains(t, html, `<td class="col folded" id="col-2">`)
+	assert.Contains(t, html, `<section class="col folded" id="c2">`)
 	assert.Contains(t, html, "a &lt;warning&gt;")
-	assert.Contains(t, html, `<span class="new">        return (a, a)</span>`)
-	assert.Contains(t, html, "dead = x * 3")
+	assert.Contains(t, html, `<div class="n">        return (<i>a</i>, <i>a</i>)</div>`)
+	assert.Contains(t, html, `<div id="c0-dead">        <i>dead</i> = <i>x</i> * 3;  <i>x</i> = <i>dead</i> = None</div>`)
+	assert.Contains(t, html, `<div id="c1-b">        <i>b</i> = <i>x</i> + 1;  <i>x</i> = None</div>`, "only the release tail moved: not new")
+	assert.Contains(t, html, `<a href="#c0-dead"><code>g.fx:4:5</code></a> <b>remark[dce]</b>`, "dce's remark links to dead's line, which dce removed")
+	assert.Contains(t, html, `<a href="#c1-b"><code>g.fx:3:5</code></a> <b>remark[cse]</b>`, "cse removed b: its remark links to b's last line")
 
 	var again strings.Builder
 	require.NoError(t, rec.Write(&again, append(ctx.Diags.Items, diag.Diagnostic{Severity: diag.Warning, Code: "w", Message: "a <warning>"})))

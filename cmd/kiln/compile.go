@@ -154,12 +154,17 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program, std
 	}
 	files["diagnostics.txt"] = diags.String()
 	for gi, rec := range run.Stages {
-		for ci, c := range rec.Columns {
-			files[fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)] = c.Text
+		for ci := range rec.Columns {
+			c := &rec.Columns[ci]
+			c.File = fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)
+			files[c.File] = c.Text
 		}
 		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the loop IR joins the report
-			rec.Add("loop IR", p.PreFusion)
+			rec.AddForm("loop IR", p.PreFusion)
+			rec.Columns[len(rec.Columns)-1].File = p.Name() + ".ir_pre_fusion.txt"
 			rec.Add("fused", p.Loop.String())
+			rec.Columns[len(rec.Columns)-1].File = p.Name() + ".ir_post_fusion.txt"
+			rec.Kernels = p.ReportKernels()
 		}
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
