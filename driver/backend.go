@@ -98,6 +98,16 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 // loop program's.
 func (p *Program) Name() string { return p.Loop.Name }
 
+// AddToReport adds p's loop IR before and after fusion and its kernels to
+// the report of its graph; files name the dumps that hold the loop IR.
+func (p *Program) AddToReport(rec *report.Recorder) {
+	rec.AddForm("loop IR", p.PreFusion)
+	rec.Columns[len(rec.Columns)-1].File = p.Name() + ".ir_pre_fusion.txt"
+	rec.Add("fused", p.Loop.String())
+	rec.Columns[len(rec.Columns)-1].File = p.Name() + ".ir_post_fusion.txt"
+	rec.Kernels = p.ReportKernels()
+}
+
 // ReportKernels describes p's fused kernels for the HTML report: the nodes
 // each computes, its loop IR and its generated Go function.
 func (p *Program) ReportKernels() []report.Kernel {

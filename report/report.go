@@ -103,7 +103,9 @@ func (r *Recorder) Write(w io.Writer, diags []diag.Diagnostic) error {
 		if c.NewForm {
 			break
 		}
-		p.lastFX = i
+		if p.inlined(i) { // the last FX column shown in full
+			p.lastFX = i
+		}
 	}
 	b := &p.b
 	title := "kiln: " + r.Graph

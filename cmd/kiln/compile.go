@@ -160,11 +160,7 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program, std
 			files[c.File] = c.Text
 		}
 		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the loop IR joins the report
-			rec.AddForm("loop IR", p.PreFusion)
-			rec.Columns[len(rec.Columns)-1].File = p.Name() + ".ir_pre_fusion.txt"
-			rec.Add("fused", p.Loop.String())
-			rec.Columns[len(rec.Columns)-1].File = p.Name() + ".ir_post_fusion.txt"
-			rec.Kernels = p.ReportKernels()
+			p.AddToReport(rec)
 		}
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
