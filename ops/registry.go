@@ -64,8 +64,12 @@ func (r *Registry) Lookup(target string) *Op {
 	if strings.Contains(target[strings.Index(target, "::")+1:], ".") {
 		return ix.op(target)
 	}
-	if op := r.Lookup(target + ".default"); op != nil {
-		return op
+	// A packet resolves among kiln's overloads first: `aten::sym_size` is
+	// sym_size.int, which kiln declares, not PyTorch's sym_size.default.
+	for reg := r; reg != nil; reg = reg.parent {
+		if op := reg.ops[target+".default"]; op != nil {
+			return op
+		}
 	}
 	var overloads []string
 	for reg := r; reg != nil; reg = reg.parent {
