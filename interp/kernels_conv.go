@@ -60,7 +60,7 @@ func kConvolution(c *call) ([]any, error) {
 			return nil, err
 		}
 		if tr {
-			return nil, fmt.Errorf("transposed convolution is not supported by the interpreter")
+			return kConvTranspose(c, x, w, bias)
 		}
 	}
 	unbatched := x.Dim() == w.Dim()-1
