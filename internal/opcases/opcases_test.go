@@ -50,11 +50,7 @@ type data struct {
 // pending lists cases kiln does not pass yet, with the reason; the test
 // fails on any other failure and on a pending case that now passes.
 var pending = map[string]string{
-	"adaptive_avg_pool2d":              "no kiln rule or kernel yet",
-	"adaptive_avg_pool2d_backward":     "no kiln rule or kernel yet",
 	"addmm_int_float_scalars":          "no kiln rule or kernel yet",
-	"avg_pool2d_backward":              "no kiln rule or kernel yet",
-	"avg_pool2d_divisor":               "no kiln rule or kernel yet",
 	"cast_complex128_i64":              "no kiln rule or kernel yet",
 	"cast_complex64":                   "no kiln rule or kernel yet",
 	"diag_vec":                         "no kiln rule or kernel yet",
@@ -63,7 +59,6 @@ var pending = map[string]string{
 	"index_add_0dim":                   "no kiln rule or kernel yet",
 	"index_copy_0dim":                  "no kiln rule or kernel yet",
 	"index_fill_0dim":                  "no kiln rule or kernel yet",
-	"max_pool2d_with_indices_backward": "no kiln rule or kernel yet",
 	"mvlgamma":                         "no kiln rule or kernel yet",
 	"native_batch_norm_backward_eval":  "no kiln rule or kernel yet",
 	"native_batch_norm_backward_train": "no kiln rule or kernel yet",
