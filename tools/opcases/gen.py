@@ -31,6 +31,8 @@ def num(v):
 
 def enc(t):
     """A tensor as dtype, shape and its values in row-major order (complex as [re, im] pairs)."""
+    if t is None:
+        return {"none": True}
     if not isinstance(t, torch.Tensor):
         return {"scalar": num(t)}
     c = t.detach().contiguous()
