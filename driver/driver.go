@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/frontend"
 	"github.com/kiln-compiler/kiln/frontend/fx"
-	"github.com/kiln-compiler/kiln/frontend/optrace"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
@@ -135,17 +134,16 @@ func typeInputs(g *ir.Graph, types map[string]ir.Type) {
 	}
 }
 
-// Parse picks the frontend by content: dispatcher op traces are JSON lines
-// (the first non-blank character is '{'); anything else is FX text.
+// Parse reads the input in whatever format it holds (frontend.Parse tells
+// them apart by content: FX text, op traces, TORCH_TRACE logs, Execution
+// Traces, gzip of any). Errors that did not stop reading (a failed compile
+// recorded in a TORCH_TRACE log) come back among the warnings.
 func Parse(in Input, lookup func(string) ir.OpSchema) (*fx.Result, error) {
-	if trimmed := strings.TrimSpace(string(in.Src)); strings.HasPrefix(trimmed, "{") {
-		mod, warnings, err := optrace.Parse(in.Name, in.Src, optrace.Options{Lookup: lookup})
-		if err != nil {
-			return nil, err
-		}
-		return &fx.Result{Module: mod, Warnings: warnings}, nil
+	res, err := frontend.Parse(in.Name, in.Src, lookup)
+	if err != nil {
+		return nil, err
 	}
-	return fx.Parse(in.Name, in.Src, fx.Options{Lookup: lookup})
+	return &fx.Result{Module: res.Module, Warnings: res.Diags}, nil
 }
 
 // chainHooks runs two AfterPass hooks in order.
