@@ -30,7 +30,7 @@ const (
 	// maxInlineRatio bounds the consumer's space against the producer's:
 	// a value broadcast over a larger space (LayerNorm's rsqrt over a row)
 	// stays computed once per element and is fused instead.
-	maxInlineRatio = 4
+	maxInlineRatio = 8
 )
 
 // inlineSite is one load of a producer's buffer.

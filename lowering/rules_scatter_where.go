@@ -31,6 +31,16 @@ func scatterWhere(place placeFn) rule {
 		if err != nil {
 			return err
 		}
+		// Clamps the loop ranges already keep inside go (Min(3, x0) for x0 < 4).
+		f := &sym.Facts{}
+		for i, n := range shape {
+			if v, ok := n.Const(); ok {
+				f.SetRange(OuterVar(i), 0, v-1)
+			}
+		}
+		for i := range at {
+			at[i] = f.Simplify(at[i])
+		}
 		dt := out.layout.DType
 		old := b.cast(b.load(self, x), dt)
 		if !ok {
