@@ -19,7 +19,10 @@ type Module struct {
 
 // Graph is one FX graph: placeholders, nodes in topological order, outputs.
 type Graph struct {
-	Name    string // header class name ("GraphModule", "<lambda>") or "" for bare code
+	Name string // header class name ("GraphModule", "<lambda>") or "" for bare code
+	// Title says where the graph came from when the input held several
+	// ("[0/0] aot_forward_graph" in a TORCH_TRACE log); printed as a comment.
+	Title   string
 	Inputs  []*Value
 	Nodes   []*Node
 	Outputs []Arg
