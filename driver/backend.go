@@ -49,7 +49,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 	}
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
-		p, err := backendOne(g, fmt.Sprintf("graph%d", gi), opts)
+		p, err := backendOne(g, fmt.Sprintf("graph%d", gi), opts, run.Progress)
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
 			run.Diags.Add(*d)
@@ -63,8 +63,9 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 	return out, nil
 }
 
-func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error) {
+func backendOne(g *ir.Graph, name string, opts BackendOptions, prog *Progress) (*Program, error) {
 	start := time.Now()
+	prog.Stage("lower", len(g.Nodes), "nodes")
 	loop, err := lowering.Lower(g, lowering.Options{Name: name})
 	if err != nil {
 		return nil, err
@@ -73,6 +74,7 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 	if err := lowering.Verify(loop); err != nil {
 		return nil, fmt.Errorf("lowering produced invalid loop IR: %w", err)
 	}
+	prog.Stage("fuse", len(loop.Kernels), "kernels")
 	if p.Stats, err = lowering.Fuse(loop, opts.Fuse); err != nil {
 		return nil, fmt.Errorf("fuse: %w", err)
 	}
@@ -81,11 +83,13 @@ func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error)
 		return nil, fmt.Errorf("fusion produced invalid loop IR: %w", err)
 	}
 	if opts.Go {
+		prog.Stage("generate Go", len(loop.Kernels), "kernels")
 		if p.Go, err = golang.Generate(loop, name); err != nil {
 			return nil, fmt.Errorf("go codegen: %w", err)
 		}
 	}
 	if opts.CUDA {
+		prog.Stage("generate CUDA C", len(loop.Kernels), "kernels")
 		if p.CUDA, err = cuda.Generate(loop); err != nil {
 			return nil, fmt.Errorf("cuda codegen: %w", err)
 		}

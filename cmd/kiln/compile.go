@@ -43,6 +43,9 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run == nil || run.Module == nil {
 		return status
 	}
+	if !run.Diags.HasErrors() {
+		defer run.Progress.Done()
+	}
 	if cf.target != "" && cf.target != "go" && cf.target != "cuda" {
 		fmt.Fprintf(stderr, "kiln compile: unknown -target %q (known: go, cuda)\n", cf.target)
 		return 2
@@ -63,6 +66,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "cuda":
 		err = writeCUDA(cf.outDir, progs, cf.ptx)
 	default:
+		run.Progress.Stage("write dumps", countNodes(run), "nodes")
 		if err = writeCompileDumps(cf.outDir, run, progs, stderr); err == nil {
 			err = writeCUDA(cf.outDir, progs, cf.ptx)
 		}
@@ -184,6 +188,7 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program, std
 		return nil
 	}
 	g := run.Module.Graphs[0]
+	run.Progress.Stage("draw graph.svg", len(g.Nodes), "nodes")
 	svg, note, err := dot.Drawing(context.Background(), g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}, filepath.Join(dir, "graph.dot"))
 	if err != nil {
 		return err
