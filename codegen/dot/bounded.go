@@ -45,24 +45,27 @@ func countDrawn(dotText string) int {
 // (opts.Clusters), else a short SVG that says where the full DOT is. note
 // says which was drawn, for the user; it is "" for the whole graph.
 func Drawing(ctx context.Context, g *ir.Graph, opts Options, dotFile string) (svg []byte, note string, err error) {
-	full := Graph(g, opts)
-	svg, err = SVG(ctx, full)
 	var big *TooLargeError
-	if !errors.As(err, &big) {
-		return svg, "", err
+	if n := len(g.Inputs) + len(g.Nodes); n > MaxDrawn {
+		big = &TooLargeError{Drawn: n} // no need to write the DOT to know
+	} else {
+		svg, err = SVG(ctx, Graph(g, opts))
+		if !errors.As(err, &big) {
+			return svg, "", err
+		}
 	}
 	if len(opts.Clusters) > 0 {
 		summary := Summary(g, opts)
 		svg, err = SVG(ctx, summary)
 		if err == nil {
-			note = fmt.Sprintf("graph.svg shows one box per fused kernel: the whole graph has %d nodes and edges to draw, more than %d; the full drawing is %s (render it with `dot -Tsvg %s`)", big.Drawn, MaxDrawn, dotFile, dotFile)
+			note = fmt.Sprintf("graph.svg shows one box per fused kernel: the whole graph has at least %d nodes and edges to draw, more than %d; the full drawing is %s (render it with `dot -Tsvg %s`)", big.Drawn, MaxDrawn, dotFile, dotFile)
 			return svg, note, nil
 		}
 		if !errors.As(err, &big) {
 			return nil, "", err
 		}
 	}
-	note = fmt.Sprintf("graph.svg is not drawn: the graph has %d nodes and edges to draw, more than %d; the full drawing is %s (render it with `dot -Tsvg %s`)", big.Drawn, MaxDrawn, dotFile, dotFile)
+	note = fmt.Sprintf("graph.svg is not drawn: the graph has at least %d nodes and edges to draw, more than %d; the full drawing is %s (render it with `dot -Tsvg %s`)", big.Drawn, MaxDrawn, dotFile, dotFile)
 	return NoteSVG(note), note, nil
 }
 
