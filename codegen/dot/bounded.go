@@ -54,7 +54,7 @@ func Drawing(ctx context.Context, g *ir.Graph, opts Options, dotFile string) (sv
 			return svg, "", err
 		}
 	}
-	if len(opts.Clusters) > 0 {
+	if k := len(clusterSet(opts.Clusters)); k > 0 && k <= MaxDrawn {
 		summary := Summary(g, opts)
 		svg, err = SVG(ctx, summary)
 		if err == nil {
