@@ -16,7 +16,10 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-var benchHuge = flag.Bool("bench.huge", false, "BenchmarkCompileStages also runs 1M nodes (about a minute and several GB)")
+var (
+	benchHuge  = flag.Bool("bench.huge", false, "BenchmarkCompileStages also runs 1M nodes (about a minute and several GB)")
+	benchNodes = flag.Int("bench.nodes", 0, "BenchmarkCompileStages runs this size only")
+)
 
 // BenchmarkCompileStages runs the whole of `kiln compile` (every dump but
 // the SVG, which dot bounds separately) on stacks of the PyTorch-traced
@@ -28,6 +31,9 @@ func BenchmarkCompileStages(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if *benchHuge {
 		sizes = append(sizes, 1_000_000)
+	}
+	if *benchNodes > 0 {
+		sizes = []int{*benchNodes}
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
