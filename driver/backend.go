@@ -115,25 +115,34 @@ func (p *Program) AddToReport(rec *report.Recorder) {
 // ReportKernels describes p's fused kernels for the HTML report: the nodes
 // each computes, its loop IR and its generated Go function.
 func (p *Program) ReportKernels() []report.Kernel {
-	src := string(p.Go)
+	funcs := goFuncs(string(p.Go))
 	out := make([]report.Kernel, len(p.Loop.Kernels))
 	for i, k := range p.Loop.Kernels {
-		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins, LoopIR: k.String(), Code: goFunc(src, k.Name)}
+		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins, LoopIR: k.String(), Code: funcs[k.Name]}
 	}
 	return out
 }
 
-// goFunc cuts function name, with its doc comment, out of generated Go.
-func goFunc(src, name string) string {
-	i := strings.Index(src, "\n// "+name+" is ")
-	if i < 0 {
-		return ""
+// goFuncs cuts generated Go into its top-level functions, each with its
+// doc comment, by name, in one pass (a search per kernel was quadratic).
+func goFuncs(src string) map[string]string {
+	out := map[string]string{}
+	for rest := src; ; {
+		i := strings.Index(rest, "\n// ")
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+1:]
+		name, _, ok := strings.Cut(rest[3:], " ")
+		end := strings.Index(rest, "\n}\n")
+		if !ok || end < 0 {
+			return out
+		}
+		if strings.Contains(rest[:end], "\nfunc "+name+"(") {
+			out[name] = rest[:end+3]
+		}
+		rest = rest[end+3:]
 	}
-	j := strings.Index(src[i:], "\n}\n")
-	if j < 0 {
-		return ""
-	}
-	return src[i+1 : i+j+3]
 }
 
 // LoopPrograms returns the fused loop programs of ps, for golang.WriteModule.
