@@ -83,8 +83,10 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 			b.Fatal(err)
 		}
 	})
+	var goSrc []byte
 	st.time("codegen-go", func() {
-		if _, err := golang.Generate(loop, "graph0"); err != nil {
+		var err error
+		if goSrc, err = golang.Generate(loop, "graph0"); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -97,8 +99,7 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 	st.time("dump-dot", func() { _ = dot.Graph(g, dot.Options{Diags: run.Diags.Items}) })
 	st.time("dump-report", func() {
 		rec := run.Stages[0]
-		rec.Add("loop IR", pre)
-		rec.Add("fused", loop.String())
+		(&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: goSrc}).AddToReport(rec)
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			b.Fatal(err)
