@@ -66,13 +66,15 @@ type Run struct {
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
 	Stages  []*report.Recorder // one per graph, when Options.Record
+
+	manager passes.Manager // the back end runs through the same manager
 }
 
 // Compile parses in and runs the pipeline on each graph. Input problems
 // (parse errors, diagnostics from passes) land in Run.Diags; the returned
 // error is for internal failures and bad options.
 func Compile(in Input, opts Options) (*Run, error) {
-	run := &Run{}
+	run := &Run{manager: opts.Manager}
 	pipe, err := passes.Parse(opts.Pipeline)
 	if err != nil {
 		return nil, err

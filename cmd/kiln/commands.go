@@ -142,7 +142,7 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: %s\n", commands["passes"].usage)
 		return 2
 	}
-	for _, info := range passes.All() {
+	for _, info := range driver.Table() {
 		fmt.Fprintf(stdout, "%-14s %s\n", info.Name, info.Summary)
 		for _, o := range info.Options {
 			fmt.Fprintf(stdout, "%-14s   %s: %s\n", "", o.Name, o.Doc)
@@ -150,6 +150,7 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, r := range info.Requires {
 			fmt.Fprintf(stdout, "%-14s   after %s: %s\n", "", r.Pass, r.Reason)
 		}
+		fmt.Fprintf(stdout, "%-14s   checks: %s\n", "", driver.Checks(info))
 	}
 	return 0
 }

@@ -157,9 +157,8 @@ func writeCompileDumps(dir string, run *driver.Run, progs []*driver.Program) err
 		for ci, c := range rec.Columns {
 			files[fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)] = c.Text
 		}
-		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the loop IR joins the report
-			rec.Add("loop IR", p.PreFusion)
-			rec.Add("fused", p.Loop.String())
+		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the back-end stages join the report
+			p.AddColumns(rec)
 		}
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
