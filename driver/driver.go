@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend/fx"
@@ -62,6 +63,7 @@ type Options struct {
 
 // Run is one compilation: parse, then run the pipeline on every graph.
 type Run struct {
+	Parse   passes.PassResult // the parse row: its time (the other rows' are in Results)
 	Module  *ir.Module
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
@@ -92,7 +94,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
+	start := time.Now()
 	res, err := Parse(in, lookup)
+	run.Parse = passes.PassResult{Pass: "parse", Changed: true, Duration: time.Since(start), Err: err}
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -102,6 +106,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 		return nil, err
 	}
 	run.Module = res.Module
+	if opts.Manager.PrintAfter["parse"] { // -print-after-all starts after parsing, as LLVM's does
+		opts.Manager.Dump("parse", true, run.Module.Print())
+	}
 	for _, w := range res.Warnings {
 		run.Diags.Add(w)
 	}

@@ -84,3 +84,22 @@ func TestBackendPipelineText(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "go must run after plan"), err.Error())
 }
+
+// The run and compile flows are reachable without the CLI.
+func TestFlowsWithoutCLI(t *testing.T) {
+	run, err := driver.Compile(driver.Input{Name: "chain.fx", Src: []byte(chain)}, driver.Options{Pipeline: driver.CompilePipeline, Record: true})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	dir := t.TempDir()
+	require.NoError(t, driver.Execute(run, driver.ExecOptions{Graph: -1, Out: dir + "/npy"}, &out))
+	assert.Contains(t, out.String(), "graph 0 (graph): 1 input(s), 1 output(s)\n  out0 b: f32[4, 8] cpu [")
+	assert.FileExists(t, dir+"/npy/g0_out0.npy")
+
+	progs, err := driver.Backend(run, driver.BackendOptions{Go: true, CUDA: true})
+	require.NoError(t, err)
+	require.NoError(t, driver.WriteOutputs(dir+"/dumps", "", false, run, progs))
+	for _, f := range []string{"graph0.00-input.fx", "graph0.05-dce.fx", "graph0.ir_pre_fusion.txt", "graph0.go", "graph0.cu", "report0.html", "graph.svg"} {
+		assert.FileExists(t, dir+"/dumps/"+f)
+	}
+	assert.Contains(t, driver.Summary(run, progs, "", "d", 0), "passes fakeprop,functionalize,decompose,align,dce; 1 kernel(s) from 2 (1 fusion(s))")
+}

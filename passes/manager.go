@@ -187,15 +187,23 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, hashIn uint64) (pr P
 func (c *Context) At(n *ir.Node) { c.current = n }
 
 func (m *Manager) dump(step Step, u *Unit, out string, pr PassResult) {
-	show := m.Print == PrintAll || m.Print == PrintChanged && pr.Changed || m.PrintAfter[step.Info.Name]
-	if !show {
-		return
+	if m.shows(step.Info.Name, pr.Changed) {
+		m.Dump(step.Info.Name, pr.Changed, stepText(step, u, out))
 	}
+}
+
+func (m *Manager) shows(stage string, changed bool) bool {
+	return m.Print == PrintAll || m.Print == PrintChanged && changed || m.PrintAfter[stage]
+}
+
+// Dump writes a stage's output as the manager's dumps do. The driver calls
+// it for the parse row (-print-after=parse), which runs before the manager.
+func (m *Manager) Dump(stage string, changed bool, text string) {
 	w := m.Out
 	if w == nil {
 		w = os.Stderr
 	}
-	fmt.Fprintf(w, "# -- IR after %s (changed=%v) --\n%s", step.Info.Name, pr.Changed, stepText(step, u, out))
+	fmt.Fprintf(w, "# -- IR after %s (changed=%v) --\n%s", stage, changed, text)
 }
 
 // writeRepro saves what reproduces the failure, as MLIR's reproducers do:
