@@ -164,7 +164,7 @@ var backEnd = []passes.Info{
 	{Name: "plan", Summary: "plan buffers, as Inductor's memory planning: an intermediate buffer takes over the memory of a dead one of the same byte size",
 		Requires: []passes.Requirement{{Pass: "lower", Reason: "it plans the buffers of the loop program"}},
 		Checks:   "the loop-IR verifier (fusion and planning produced valid loop IR)", VerifyProgram: true, NewUnit: stage("plan", plan)},
-	{Name: "go", Summary: "generate Go: one gofmt-clean file of kernels and a Run entry, over the scalar runtime codegen/golang/rt",
+	{Name: "go", Summary: "generate Go: one gofmt-clean file of kernels and a Run entry, over the scalar runtime rt",
 		Requires: []passes.Requirement{{Pass: "plan", Reason: "the code allocates the buffers the plan sized"}},
 		Checks:   "nothing: the e2e tests build and run it against interp", Emits: true, NewUnit: stage("go", emitGo)},
 	{Name: "cuda", Summary: "generate CUDA C: one .cu translation unit of kernels and a host wrapper",
