@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend"
@@ -79,17 +80,20 @@ type Options struct {
 
 // Run is one compilation: parse, then run the pipeline on every graph.
 type Run struct {
+	Parse   passes.PassResult // the parse row: its time (the other rows' are in Results)
 	Module  *ir.Module
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
 	Stages  []*report.Recorder // one per graph, when Options.Record
+
+	manager passes.Manager // the back end runs through the same manager
 }
 
 // Compile parses in and runs the pipeline on each graph. Input problems
 // (parse errors, diagnostics from passes) land in Run.Diags; the returned
 // error is for internal failures and bad options.
 func Compile(in Input, opts Options) (*Run, error) {
-	run := &Run{}
+	run := &Run{manager: opts.Manager}
 	pipe, err := passes.Parse(opts.Pipeline)
 	if err != nil {
 		return nil, err
@@ -107,7 +111,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
+	start := time.Now()
 	res, err := Parse(in, lookup)
+	run.Parse = passes.PassResult{Pass: "parse", Changed: true, Duration: time.Since(start), Err: err}
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -117,6 +123,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 		return nil, err
 	}
 	run.Module = res.Module
+	if opts.Manager.PrintAfter["parse"] { // -print-after-all starts after parsing, as LLVM's does
+		opts.Manager.Dump("parse", true, run.Module.Print())
+	}
 	for _, w := range res.Warnings {
 		run.Diags.Add(w)
 	}
