@@ -51,15 +51,7 @@ type data struct {
 // pending lists cases kiln does not pass yet, with the reason; the test
 // fails on any other failure and on a pending case that now passes.
 var pending = map[string]string{
-	"cast_complex128_i64":              "no kiln rule or kernel yet",
-	"cast_complex64":                   "no kiln rule or kernel yet",
 	"diag_vec":                         "no kiln rule or kernel yet",
-	"mvlgamma":                         "no kiln rule or kernel yet",
-	"norm_scalaropt_dim":               "no kiln rule or kernel yet",
-	"norm_scalaropt_dim_p1":            "no kiln rule or kernel yet",
-	"polygamma0":                       "no kiln rule or kernel yet",
-	"polygamma1":                       "no kiln rule or kernel yet",
-	"round_decimals":                   "no kiln rule or kernel yet",
 	"view_as_complex":                  "no kiln rule or kernel yet",
 }
 
