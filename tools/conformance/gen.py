@@ -147,6 +147,10 @@ def trace_case(name, fn, tensors, want_values):
     if want_values and all(small(t) for t in tensors):
         ins = [t.detach().clone() for t in tensors]
         case["inputs"] = [storage_record(t) for t in ins]
+        consts = {n.name: storage_record(getattr(gm, n.target)) for n in gm.graph.nodes
+                  if n.op == "get_attr" and small(getattr(gm, n.target, None))}
+        if consts:
+            case["consts"] = consts  # tensors the op made inside (torch.tensor(...)), lifted by make_fx
         torch.manual_seed(0)
         vals = node_values(gm, [t.clone() for t in ins])
         rec = {}
