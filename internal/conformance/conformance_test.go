@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
+
+// casePos is the case file and position inside a message ("add/f32/0.fx:3:9: ").
+var casePos = regexp.MustCompile(`\S+\.fx:\d+:\d+: `)
 
 var update = flag.Bool("update", false, "rewrite testdata/conformance/report.txt (the agreement table and every miss)")
 
@@ -45,6 +49,7 @@ func (t *tally) add(r NodeResult) {
 
 // reason shortens a miss to its kind, so equal causes group together.
 func reason(s string) string {
+	s = casePos.ReplaceAllString(s, "")
 	if len(s) > 160 {
 		s = s[:160] + "…"
 	}

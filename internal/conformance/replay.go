@@ -156,6 +156,9 @@ func Replay(c *Case) ([]NodeResult, error) {
 	out := make([]NodeResult, 0, len(g.Nodes))
 	index := map[*ir.Value]int{}
 	for _, n := range g.Nodes {
+		if n.Form == ir.FormGetAttr {
+			continue // a constant make_fx lifted: given, like an input
+		}
 		r := NodeResult{Node: n.Name, Target: n.Target, Typed: true}
 		for i, v := range n.Results {
 			index[v] = len(out)
