@@ -382,6 +382,7 @@ func (b *builder) tensor(s slot) (tkey, ir.Type, error) {
 		tt.Shape = append(tt.Shape, sym.Const(d))
 	}
 	if len(s.stride) > 0 && json.Unmarshal(s.stride, &stride) == nil && len(stride) == len(shape) {
+		tt.Strides = []sym.Expr{}
 		for _, d := range stride {
 			tt.Strides = append(tt.Strides, sym.Const(d))
 		}

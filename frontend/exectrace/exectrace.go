@@ -42,7 +42,10 @@ const CodeNonATen = "et-non-aten"
 // regionPrefixes name non-ATen nodes whose ATen children do not tell the
 // whole story (a compiled graph runs fused kernels the observer does not
 // record): they become one opaque node.
-var regionPrefixes = []string{"Torch-Compiled Region", "CompiledFunction", "## Call CompiledFxGraph", "## Call CompiledFxGraph"}
+// Other non-ATen nodes (record_function labels, autograd's
+// evaluate_function and AccumulateGrad) are transparent: the ATen calls
+// under them are the computation.
+var regionPrefixes = []string{"Torch-Compiled Region", "CompiledFunction", "## Call CompiledFxGraph"}
 
 func isRegion(name string) bool {
 	for _, p := range regionPrefixes {
@@ -108,7 +111,7 @@ func (b *builder) visit(n *node) error {
 	case isATen(n.Name):
 		b.res.Stats.TopLevel++
 		return b.call(n)
-	case isRegion(n.Name) || hasTensors(n):
+	case isRegion(n.Name) || n.Kernel != "":
 		b.res.Stats.Regions++
 		return b.region(n)
 	}
@@ -135,19 +138,10 @@ func labelName(name string) string {
 func (b *builder) labelRemarks() {
 	for _, l := range b.labelOrder {
 		info := b.labels[l]
-		msg := fmt.Sprintf("non-ATen node %q (%d×): a label or profiler node with no tensors; not part of the graph", l, info.count)
+		msg := fmt.Sprintf("non-ATen node %q (%d×): a label; the ATen calls under it are the graph's nodes", l, info.count)
 		b.res.Diags = append(b.res.Diags, diag.Diagnostic{Severity: diag.Remark, Code: CodeNonATen,
 			Pos: diag.Pos{File: b.file, Line: info.line, Col: 1}, Message: msg})
 	}
-}
-
-func hasTensors(n *node) bool {
-	for _, ty := range append(append([]string{}, n.In.Types...), n.Out.Types...) {
-		if strings.Contains(ty, "Tensor") {
-			return true
-		}
-	}
-	return false
 }
 
 // target is the registry name of an ATen call: from op_schema when the

@@ -97,6 +97,9 @@ func joinLogical(lines []rawLine, i int) (logical, int) {
 	i++
 	// A comment line never continues; an open bracket pulls in following lines.
 	for depth > 0 && i < len(lines) && !strings.HasPrefix(trimmed, "#") {
+		// A comment inside the brackets ends its physical line only (PyTorch
+		// ≥ 2.9 prints one parameter a line: `x: "f32[4]",  # PlainAOTInput(idx=0)`).
+		l.text = cutComment(l.text)
 		next := lines[i]
 		t := strings.TrimLeft(next.text, " \t")
 		l.segs = append(l.segs, segment{len(l.text) + 1, next.num, next.off + len(next.text) - len(t)})
@@ -108,6 +111,22 @@ func joinLogical(lines []rawLine, i int) (logical, int) {
 		l.unclosed = unclosedBracket(l.text)
 	}
 	return l, i
+}
+
+// cutComment drops a trailing comment (outside strings) and the blanks before it.
+func cutComment(s string) string {
+	at := -1
+	codeBytes(s, func(i int, c byte) bool {
+		if c == '#' {
+			at = i
+			return false
+		}
+		return true
+	})
+	if at < 0 {
+		return s
+	}
+	return strings.TrimRight(s[:at], " \t")
 }
 
 // unclosedBracket returns the offset of the outermost bracket that is never
