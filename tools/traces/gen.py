@@ -29,12 +29,12 @@ OUT = os.path.join(ROOT, "testdata", "traces")
 
 # TORCH_TRACE scenarios; the DTRACE ones need TORCH_DTRACE for dtrace_structured events.
 TORCH_TRACE = ["cnn_train", "transformer_infer", "graph_break_fails", "item_scalar",
-               "nonzero_dynamic", "custom_op_fake", "custom_op_nofake"]
+               "nonzero_dynamic", "custom_op_fake", "custom_op_nofake", "view_input"]
 DTRACE = ["draft_export_fake_kernels"]
 ET = ["et_mlp", "et_dtypes", "et_compiled"]
 GZIP_ONLY = ["et_mlp", "et_dtypes"]
 
-DROP_EVENTS = {"chromium_event", "str", "dynamo_cpp_guards_str", "inductor_output_code", "describe_source"}
+DROP_EVENTS = {"chromium_event", "str", "dynamo_cpp_guards_str", "inductor_output_code"}
 DROP_ARTIFACTS = {"fx_graph_cache_miss", "fx_graph_cache_hit", "fx_graph_cache_bypass", "torch._functorch.config",
                   "aot_autograd_runtime_wrappers", "fx_graph_runnable", "aot_forward_graph_fw_metadata",
                   "aot_backward_graph_fw_metadata", "aotautograd_cache_miss", "aotautograd_cache_bypass",

@@ -169,6 +169,16 @@ def draft_export_fake_kernels():
     print(ep.graph_module.code, file=sys.stderr)
 
 
+def view_input():
+    """A graph input that is a view at storage offset 8: describe_tensor records the
+    offset, which FX annotations do not print."""
+    def f(x):
+        return torch.sin(x) * 2
+
+    base = torch.randn(4, 6)
+    torch.compile(f, backend="aot_eager")(base[1:, 2:])
+
+
 def et_mlp(path):
     """An eager MLP forward and backward under ExecutionTraceObserver."""
     from torch.profiler import ExecutionTraceObserver
