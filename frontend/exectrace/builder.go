@@ -32,6 +32,7 @@ type builder struct {
 	labels     map[string]*labelInfo
 	labelOrder []string
 	opaque     map[*node]bool
+	fake       map[int64]bool     // storages of fake tensors
 	aliased    map[*ir.Value]bool // results that are an input returned again (in-place ops)
 }
 
