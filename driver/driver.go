@@ -13,6 +13,7 @@ import (
 	"github.com/kiln-compiler/kiln/frontend"
 	"github.com/kiln-compiler/kiln/frontend/fx"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	"github.com/kiln-compiler/kiln/passes/fakeprop"
@@ -28,17 +29,34 @@ type Input struct {
 	Src  []byte
 }
 
-// ReadInput reads a file, or standard input for "-".
+// ReadInput reads a file, or standard input for "-", refusing one larger
+// than limits.InputBytes before reading it.
 func ReadInput(path string, stdin io.Reader) (Input, error) {
-	if path == "-" {
-		src, err := io.ReadAll(stdin)
-		return Input{Name: "<stdin>", Src: src}, err
+	name, r := "<stdin>", stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return Input{}, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limits.InputBytes {
+			return Input{}, inputTooLarge(path, st.Size())
+		}
+		name, r = path, f
 	}
-	src, err := os.ReadFile(path)
+	src, err := io.ReadAll(io.LimitReader(r, limits.InputBytes+1))
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{Name: path, Src: src}, nil
+	if int64(len(src)) > limits.InputBytes {
+		return Input{}, inputTooLarge(name, -1)
+	}
+	return Input{Name: name, Src: src}, nil
+}
+
+func inputTooLarge(name string, size int64) error {
+	lerr := &limits.Error{What: "input size in bytes", Got: size, Limit: limits.InputBytes, Flag: "-max-input-bytes"}
+	return diag.Errorf(diag.Pos{File: name, Line: 1, Col: 1}, "limit", lerr.Hint(), "%v", lerr)
 }
 
 // Options configure a run.

@@ -70,6 +70,9 @@ func Parse(file string, src []byte, lookup func(string) ir.OpSchema) (*Result, e
 		return nil, err
 	}
 	if len(res.Module.Graphs) == 0 && !hasError(res.Diags) {
+		if res.Format == FX {
+			return nil, fx.NoGraph(file, src) // says what the file is instead (empty, UTF-16, Python, ...)
+		}
 		what := "the input"
 		if res.Format != FX {
 			what = "this " + string(res.Format)

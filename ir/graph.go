@@ -193,6 +193,33 @@ func (g *Graph) InsertBefore(n, at *Node) *Node {
 	return n
 }
 
+// InsertBeforeEach inserts, in one pass over the graph, each list ins[at]
+// right before node at, in list order; the list under the nil key is
+// appended. Linear in the graph, where one InsertBefore per node is
+// quadratic.
+func (g *Graph) InsertBeforeEach(ins map[*Node][]*Node) {
+	total := 0
+	for _, ns := range ins {
+		total += len(ns)
+	}
+	if total == 0 {
+		return
+	}
+	out := make([]*Node, 0, len(g.Nodes)+total)
+	add := func(ns []*Node) {
+		for _, n := range ns {
+			out = append(out, n)
+			n.addUses()
+		}
+	}
+	for _, m := range g.Nodes {
+		add(ins[m])
+		out = append(out, m)
+	}
+	add(ins[nil])
+	g.Nodes = out
+}
+
 func (g *Graph) indexOf(n *Node) int {
 	for i, m := range g.Nodes {
 		if m == n {
