@@ -58,6 +58,9 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		}
 		out = append(out, p)
 	}
+	for _, d := range ProvenanceRemarks(run, out) {
+		run.Diags.Add(d)
+	}
 	return out, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend"
 	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/frontend/torchtrace"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/limits"
 	"github.com/kiln-compiler/kiln/ops"
@@ -83,6 +84,9 @@ type Run struct {
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
 	Stages  []*report.Recorder // one per graph, when Options.Record
+	// Provenance is Inductor's kernel → post-grad nodes map from a
+	// TORCH_TRACE log, for comparing kiln's fusion with it (ProvenanceRemarks).
+	Provenance []torchtrace.Provenance
 }
 
 // Compile parses in and runs the pipeline on each graph. Input problems
@@ -107,7 +111,7 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
-	res, err := Parse(in, lookup)
+	res, err := frontend.Parse(in.Name, in.Src, lookup)
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -116,10 +120,11 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 		return nil, err
 	}
-	run.Module = res.Module
-	for _, w := range res.Warnings {
+	run.Module, run.Provenance = res.Module, res.Provenance
+	for _, w := range res.Diags {
 		run.Diags.Add(w)
 	}
+	applyLogConfig(&opts.Config, res.Config, in.Name, &run.Diags)
 	for _, g := range run.Module.Graphs {
 		typeInputs(g, opts.InputTypes)
 		ctx := passes.NewContext(opts.Config)
@@ -162,6 +167,24 @@ func Parse(in Input, lookup func(string) ir.OpSchema) (*fx.Result, error) {
 		return nil, err
 	}
 	return &fx.Result{Module: res.Module, Warnings: res.Diags}, nil
+}
+
+// applyLogConfig turns on the Dynamo settings a TORCH_TRACE log says its
+// compiles ran with: the graphs in it were made under them.
+func applyLogConfig(c *passes.Config, logged map[string]bool, file string, diags *diag.List) {
+	for _, k := range torchtrace.ConfigKeys {
+		if !logged[k] {
+			continue
+		}
+		switch k {
+		case "capture_scalar_outputs":
+			c.CaptureScalarOutputs = true
+		case "capture_dynamic_output_shape_ops":
+			c.CaptureDynamicOutputShapeOps = true
+		}
+		diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: "log-config", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Message: "torch._dynamo.config." + k + " = True, as the log's compilation_metrics record"})
+	}
 }
 
 // chainHooks runs two AfterPass hooks in order.

@@ -51,6 +51,7 @@ type Result struct {
 	Module     *ir.Module
 	Diags      []diag.Diagnostic // warnings, remarks, and errors that did not stop reading
 	Provenance []torchtrace.Provenance
+	Config     map[string]bool // Dynamo settings a TORCH_TRACE log recorded (torchtrace.ConfigKeys)
 }
 
 // Parse reads src (named file in positions) in whatever format it holds.
@@ -90,7 +91,7 @@ func (res *Result) read(file string, src []byte, lookup func(string) ir.OpSchema
 		if err != nil {
 			return err
 		}
-		res.Module, res.Diags, res.Provenance = r.Module, r.Diags, r.Provenance
+		res.Module, res.Diags, res.Provenance, res.Config = r.Module, r.Diags, r.Provenance, r.Config
 	case ExecTrace:
 		r, err := exectrace.Parse(file, src, exectrace.Options{Lookup: lookup})
 		if err != nil {

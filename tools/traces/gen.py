@@ -8,7 +8,8 @@ testdata/traces/torchtrace/NAME.log, Execution Traces in testdata/traces/et/NAME
 (the larger ones only as .json.gz). To keep the repository small the logs are trimmed, and only by
 dropping whole events (the envelope line and its payload) of kinds kiln ignores —
 chromium_event timings, interned file names, config dumps, cache keys, generated
-C++ — and the bulky config fields of compilation_metrics; every kept line is
+C++ — and the bulky config fields of compilation_metrics (dynamo_config keeps the
+capture_* settings kiln reads); every other kept line is
 byte-for-byte what PyTorch wrote. The first line of each file names the PyTorch
 version (a comment line kiln's readers skip, like PyTorch's own glog preamble).
 """
@@ -28,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "testdata", "traces")
 
 # TORCH_TRACE scenarios; the DTRACE ones need TORCH_DTRACE for dtrace_structured events.
-TORCH_TRACE = ["cnn_train", "transformer_infer", "graph_break_fails", "item_scalar",
+TORCH_TRACE = ["cnn_train", "transformer_infer", "norm_mlp_infer", "graph_break_fails", "item_scalar",
                "nonzero_dynamic", "custom_op_fake", "custom_op_nofake", "view_input"]
 DTRACE = ["draft_export_fake_kernels"]
 ET = ["et_mlp", "et_dtypes", "et_compiled"]
@@ -39,7 +40,8 @@ DROP_ARTIFACTS = {"fx_graph_cache_miss", "fx_graph_cache_hit", "fx_graph_cache_b
                   "aot_autograd_runtime_wrappers", "fx_graph_runnable", "aot_forward_graph_fw_metadata",
                   "aot_backward_graph_fw_metadata", "aotautograd_cache_miss", "aotautograd_cache_bypass",
                   "aotautograd_cache_hit", "inductor_triton_kernel_to_post_grad_nodes"}
-BULKY_METRICS = {"dynamo_config", "inductor_config", "stack_trace", "exception_stack_trace", "graph_node_shapes",
+KEEP_DYNAMO_CONFIG = {"capture_scalar_outputs", "capture_dynamic_output_shape_ops"}  # what kiln reads of it
+BULKY_METRICS = {"inductor_config", "stack_trace", "exception_stack_trace", "graph_node_shapes",
                  "inductor_fx_remote_cache_hit_keys", "inductor_fx_remote_cache_miss_keys"}
 
 
@@ -77,6 +79,9 @@ def trim(lines):
             m = d[kind]
             for k in BULKY_METRICS & set(m):
                 del m[k]
+            if m.get("dynamo_config"):
+                cfg = json.loads(m["dynamo_config"])
+                m["dynamo_config"] = json.dumps({k: v for k, v in cfg.items() if k in KEEP_DYNAMO_CONFIG}, sort_keys=True)
             line = prefix + "] " + json.dumps(d) + "\n"
         if keep:
             out.append(line)

@@ -68,7 +68,16 @@ def transformer_infer():
         torch.compile(m)(torch.randn(2, 4, 8))
 
 
-def item_fullgraph_fails():
+def norm_mlp_infer():
+    """Pointwise and reduction ops only (linear, gelu, layer_norm, softmax) through
+    Inductor with provenance tracking: every kernel is one kiln can lower and compare."""
+    import torch._inductor.config as ic
+    ic.trace.provenance_tracking_level = 1
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 8), nn.Softmax(-1)).eval()
+    with torch.no_grad():
+        torch.compile(m)(torch.randn(4, 8))
+
     """A data-dependent .item() under fullgraph=True: Dynamo refuses the graph break."""
     def f(x):
         n = x.sum().item()
