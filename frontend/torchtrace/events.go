@@ -197,10 +197,10 @@ func (r *reader) metrics(e *event) {
 	var m struct {
 		DynamoConfig *string `json:"dynamo_config"`
 		CompileID    *string `json:"compile_id"`
-		FailType   *string `json:"fail_type"`
-		FailReason *string `json:"fail_reason"`
-		File       *string `json:"fail_user_frame_filename"`
-		Line       *int    `json:"fail_user_frame_lineno"`
+		FailType     *string `json:"fail_type"`
+		FailReason   *string `json:"fail_reason"`
+		File         *string `json:"fail_user_frame_filename"`
+		Line         *int    `json:"fail_user_frame_lineno"`
 	}
 	if json.Unmarshal(e.meta, &m) != nil {
 		return
