@@ -28,6 +28,8 @@ const DefaultPipeline = "fakeprop,functionalize,align,dce"
 type Input struct {
 	Name string // file name used in positions ("-" reads stdin as "<stdin>")
 	Src  []byte
+	// Files is set for a folder (TORCH_TRACE=/dir: one log per rank); Src is then nil.
+	Files []frontend.File
 }
 
 // ReadInput reads a file, or standard input for "-", refusing one larger
@@ -40,6 +42,10 @@ func ReadInput(path string, stdin io.Reader) (Input, error) {
 			return Input{}, err
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			files, err := frontend.ReadDir(path, limits.InputBytes)
+			return Input{Name: path, Files: files}, err
+		}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limits.InputBytes {
 			return Input{}, inputTooLarge(path, st.Size())
 		}
@@ -111,7 +117,7 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
-	res, err := frontend.Parse(in.Name, in.Src, lookup)
+	res, err := parseInput(in, lookup)
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -162,11 +168,23 @@ func typeInputs(g *ir.Graph, types map[string]ir.Type) {
 // Traces, gzip of any). Errors that did not stop reading (a failed compile
 // recorded in a TORCH_TRACE log) come back among the warnings.
 func Parse(in Input, lookup func(string) ir.OpSchema) (*fx.Result, error) {
-	res, err := frontend.Parse(in.Name, in.Src, lookup)
+	res, err := parseInput(in, lookup)
 	if err != nil {
 		return nil, err
 	}
 	return &fx.Result{Module: res.Module, Warnings: res.Diags}, nil
+}
+
+// parseInput reads a file, or a folder of per-rank TORCH_TRACE logs as one module.
+func parseInput(in Input, lookup func(string) ir.OpSchema) (*frontend.Result, error) {
+	if in.Files == nil {
+		return frontend.Parse(in.Name, in.Src, lookup)
+	}
+	rs, err := frontend.ParseDir(in.Name, in.Files, lookup)
+	if err != nil {
+		return nil, err
+	}
+	return frontend.Merge(in.Name, rs), nil
 }
 
 // applyLogConfig turns on the Dynamo settings a TORCH_TRACE log says its

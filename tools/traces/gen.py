@@ -97,7 +97,7 @@ def run(name, env_var, *args):
                            capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"{name} failed:\n{p.stderr[-3000:]}")
-        return [open(f).readlines() for f in sorted(glob.glob(os.path.join(d, "*.log")))]
+        return [(os.path.basename(f), open(f).readlines()) for f in sorted(glob.glob(os.path.join(d, "*.log")))]
 
 
 def main(names):
@@ -108,11 +108,21 @@ def main(names):
             continue
         logs = run(name, "TORCH_DTRACE" if name in DTRACE else "TORCH_TRACE")
         assert len(logs) == 1, f"{name}: {len(logs)} logs"
-        kept = trim(logs[0])
+        kept = trim(logs[0][1])
         with open(os.path.join(OUT, "torchtrace", name + ".log"), "w") as f:
             f.write(header("a TORCH_TRACE log"))
             f.writelines(kept)
-        print(f"{name}: {len(logs[0])} lines, kept {len(kept)}")
+        print(f"{name}: {len(logs[0][1])} lines, kept {len(kept)}")
+    if not names or "ranks" in names:
+        # A folder of per-rank logs, as TORCH_TRACE=/dir writes them for a distributed job.
+        d = os.path.join(OUT, "torchtrace_ranks")
+        os.makedirs(d, exist_ok=True)
+        for fname, lines in run("ranks", "TORCH_TRACE"):
+            rank = fname.split("_rank_")[1].split("_")[0]
+            with open(os.path.join(d, f"dedicated_log_torch_trace_rank_{rank}.log"), "w") as f:
+                f.write(header("a TORCH_TRACE log"))
+                f.writelines(trim(lines))
+            print(f"ranks: {fname}: {len(lines)} lines")
     for name in ET:
         if names and name not in names:
             continue

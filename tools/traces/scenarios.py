@@ -188,6 +188,23 @@ def view_input():
     torch.compile(f, backend="aot_eager")(base[1:, 2:])
 
 
+def _rank_main(rank):
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29517", rank=rank, world_size=2)
+
+    def f(x):
+        return torch.relu(x) * (rank + 1)
+
+    torch.compile(f, backend="aot_eager")(torch.randn(4, 2 + rank))
+    dist.destroy_process_group()
+
+
+def ranks():
+    """Two ranks (gloo, CPU), each compiling its own graph: TORCH_TRACE writes one log per rank."""
+    import torch.multiprocessing as mp
+    mp.spawn(_rank_main, nprocs=2)
+
+
 def et_mlp(path):
     """An eager MLP forward and backward under ExecutionTraceObserver."""
     from torch.profiler import ExecutionTraceObserver
