@@ -94,4 +94,3 @@ func Merge(dir string, rs []*Result) *Result {
 	}
 	return m
 }
-
