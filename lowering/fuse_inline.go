@@ -27,11 +27,22 @@ const (
 	maxInlineLoads = 2
 	// maxInlineSites bounds the loads one producer is inlined into.
 	maxInlineSites = 4
-	// maxInlineRatio bounds the consumer's space against the producer's:
-	// a value broadcast over a larger space (LayerNorm's rsqrt over a row)
-	// stays computed once per element and is fused instead.
+	// maxInlineRatio bounds the consumer's space against the producer's
+	// when the producer calls anything but plain arithmetic: a value
+	// broadcast over a larger space (LayerNorm's rsqrt over a row) stays
+	// computed once per element and is fused instead. Plain arithmetic
+	// (arange * 2 scattered into a column) is inlined whatever the ratio,
+	// as Inductor does: a few operations per element cost less than a
+	// kernel launch and a buffer.
 	maxInlineRatio = 8
 )
+
+// plainFns are the calls an inlined producer may repeat at any ratio.
+var plainFns = map[string]bool{
+	"add": true, "sub": true, "mul": true, "neg": true, "abs": true, "where": true,
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"logical_and": true, "logical_or": true, "logical_not": true, "maximum": true, "minimum": true,
+}
 
 // inlineSite is one load of a producer's buffer.
 type inlineSite struct {
@@ -176,9 +187,13 @@ func sameSizes(prod, k *Kernel, s *Stage) bool {
 	return len(reorderings(a, b)) > 0
 }
 
-// fewRecomputes: the consumer runs at most maxInlineRatio times as many
-// iterations as the producer (exactly as many when sizes are symbolic).
+// fewRecomputes: the producer is plain arithmetic, or the consumer runs at
+// most maxInlineRatio times as many iterations as the producer (exactly as
+// many when sizes are symbolic).
 func fewRecomputes(prod, k *Kernel) bool {
+	if !slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool { return in.Op == OpCall && !plainFns[in.Fn] }) {
+		return true
+	}
 	a, b := product(prod.Outer), product(k.Outer)
 	na, okA := a.Const()
 	nb, okB := b.Const()
