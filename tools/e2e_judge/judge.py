@@ -58,12 +58,16 @@ def philox(seed, stream, index):
     return c0, c1, c2, c3
 
 
-def stream_id(node):
-    """FNV-1a 64 of "node:" + name, as rt.StreamID (two's complement)."""
+def fnv1a64(data):
     h = 0xCBF29CE484222325
-    for b in ("node:" + node).encode():
+    for b in data:
         h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return h
+
+
+def stream_id(node):
+    """FNV-1a 64 of "node:" + name, as rt.StreamID (its bits, unsigned)."""
+    return fnv1a64(("node:" + node).encode())
 
 
 def kiln_inductor_seeds(node, count, device=None):
