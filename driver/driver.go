@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/frontend"
 	"github.com/kiln-compiler/kiln/frontend/fx"
-	"github.com/kiln-compiler/kiln/frontend/optrace"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	"github.com/kiln-compiler/kiln/passes/fakeprop"
@@ -29,17 +29,34 @@ type Input struct {
 	Src  []byte
 }
 
-// ReadInput reads a file, or standard input for "-".
+// ReadInput reads a file, or standard input for "-", refusing one larger
+// than limits.InputBytes before reading it.
 func ReadInput(path string, stdin io.Reader) (Input, error) {
-	if path == "-" {
-		src, err := io.ReadAll(stdin)
-		return Input{Name: "<stdin>", Src: src}, err
+	name, r := "<stdin>", stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return Input{}, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limits.InputBytes {
+			return Input{}, inputTooLarge(path, st.Size())
+		}
+		name, r = path, f
 	}
-	src, err := os.ReadFile(path)
+	src, err := io.ReadAll(io.LimitReader(r, limits.InputBytes+1))
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{Name: path, Src: src}, nil
+	if int64(len(src)) > limits.InputBytes {
+		return Input{}, inputTooLarge(name, -1)
+	}
+	return Input{Name: name, Src: src}, nil
+}
+
+func inputTooLarge(name string, size int64) error {
+	lerr := &limits.Error{What: "input size in bytes", Got: size, Limit: limits.InputBytes, Flag: "-max-input-bytes"}
+	return diag.Errorf(diag.Pos{File: name, Line: 1, Col: 1}, "limit", lerr.Hint(), "%v", lerr)
 }
 
 // Options configure a run.
@@ -135,17 +152,16 @@ func typeInputs(g *ir.Graph, types map[string]ir.Type) {
 	}
 }
 
-// Parse picks the frontend by content: dispatcher op traces are JSON lines
-// (the first non-blank character is '{'); anything else is FX text.
+// Parse reads the input in whatever format it holds (frontend.Parse tells
+// them apart by content: FX text, op traces, TORCH_TRACE logs, Execution
+// Traces, gzip of any). Errors that did not stop reading (a failed compile
+// recorded in a TORCH_TRACE log) come back among the warnings.
 func Parse(in Input, lookup func(string) ir.OpSchema) (*fx.Result, error) {
-	if trimmed := strings.TrimSpace(string(in.Src)); strings.HasPrefix(trimmed, "{") {
-		mod, warnings, err := optrace.Parse(in.Name, in.Src, optrace.Options{Lookup: lookup})
-		if err != nil {
-			return nil, err
-		}
-		return &fx.Result{Module: mod, Warnings: warnings}, nil
+	res, err := frontend.Parse(in.Name, in.Src, lookup)
+	if err != nil {
+		return nil, err
 	}
-	return fx.Parse(in.Name, in.Src, fx.Options{Lookup: lookup})
+	return &fx.Result{Module: res.Module, Warnings: res.Diags}, nil
 }
 
 // chainHooks runs two AfterPass hooks in order.

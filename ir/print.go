@@ -32,6 +32,9 @@ func (g *Graph) write(b *strings.Builder) {
 	if name == "" {
 		name = "GraphModule"
 	}
+	if g.Title != "" {
+		b.WriteString("# " + strings.ReplaceAll(g.Title, "\n", " ") + "\n")
+	}
 	b.WriteString("class " + name + "(torch.nn.Module):\n")
 	b.WriteString("    def forward(self")
 	for _, v := range g.Inputs {

@@ -78,6 +78,9 @@ type Op struct {
 	DataDep bool
 	// Doc is a one-line note for the coverage table.
 	Doc string
+	// FromPyTorch marks an entry kiln does not declare: its schema comes
+	// from PyTorch's table (ops/pytorch_schemas.txt) and it has no meta rule.
+	FromPyTorch bool
 
 	name string // cached qualified name
 }
