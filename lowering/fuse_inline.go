@@ -168,7 +168,7 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 					if j <= i || len(in.Access.Indirect) > 0 || in.Access.DType != st.Access.DType {
 						return nil, 0, false
 					}
-					if len(s.Reduce) == 0 && !sameSizes(prod, k, s) && fewRecomputes(prod, k) {
+					if len(s.Reduce) == 0 && !sameSizes(prod, k, s) && fewRecomputes(prod, k) && !namedIndirect(k, in) {
 						sites = append(sites, inlineSite{k, s, in})
 					}
 				}
@@ -176,6 +176,19 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 		}
 	}
 	return sites, all, true
+}
+
+// namedIndirect: ld is an indirect index of an access of k (its tmp name
+// is in the index expression), which inlining would have to rename.
+func namedIndirect(k *Kernel, ld *Instr) bool {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Access != nil && slices.Contains(in.Access.Indirect, ld) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameSizes: the consumer's loops (outer and the stage's reduce) hold the
