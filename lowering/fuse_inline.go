@@ -69,8 +69,16 @@ func inlineCheap(p *Program) {
 		if !ok || b.Kind != BufIntermediate || pinned[b] {
 			continue
 		}
-		sites, all, ok := inlineSites(p, i, b, st)
-		if !ok || len(sites) == 0 || len(sites) > maxInlineSites {
+		sites, all, refused, ok := inlineSites(p, i, b, st)
+		for _, why := range refused {
+			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: %s", k.Name, kernelOrigin(k), why))
+		}
+		if !ok || len(sites) == 0 {
+			continue
+		}
+		if len(sites) > maxInlineSites {
+			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: read at %d places over other spaces (max %d)",
+				k.Name, kernelOrigin(k), len(sites), maxInlineSites))
 			continue
 		}
 		var into []string
@@ -135,7 +143,7 @@ func rowMajorIndex(sizes []sym.Expr) sym.Expr {
 // sizes. all counts every load of b; ok is false when b is read or
 // written in a way inlining cannot follow (an extern reads it, another
 // kernel writes it or a buffer the producer reads, a load changes type).
-func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, all int, ok bool) {
+func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, all int, refused []string, ok bool) {
 	prod := p.Kernels[i]
 	reads := map[*Buffer]bool{}
 	for _, in := range prod.Stages[0].Body {
@@ -146,10 +154,10 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 	for j, k := range p.Kernels {
 		if k.Extern != nil {
 			if k.Extern.Out.Buffer == b || slices.ContainsFunc(k.Extern.Args, func(a Operand) bool { return a.Buffer == b }) {
-				return nil, 0, false
+				return nil, 0, nil, false
 			}
 			if j > i && reads[k.Extern.Out.Buffer] {
-				return nil, 0, false
+				return nil, 0, nil, false
 			}
 			continue
 		}
@@ -160,22 +168,42 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 				}
 				switch {
 				case in.Op == OpStore && in.Access.Buffer == b && in != st:
-					return nil, 0, false
+					return nil, 0, nil, false
 				case in.Op == OpStore && j > i && reads[in.Access.Buffer]:
-					return nil, 0, false // the producer's inputs change after it ran
+					return nil, 0, nil, false // the producer's inputs change after it ran
 				case in.Op == OpLoad && in.Access.Buffer == b:
 					all++
 					if j <= i || len(in.Access.Indirect) > 0 || in.Access.DType != st.Access.DType {
-						return nil, 0, false
+						return nil, 0, nil, false
 					}
-					if len(s.Reduce) == 0 && !sameSizes(prod, k, s) && fewRecomputes(prod, k) && !namedIndirect(k, in) {
-						sites = append(sites, inlineSite{k, s, in})
+					if sameSizes(prod, k, s) {
+						continue // fusion joins them
 					}
+					if why := inlineRefusal(prod, k, s, in); why != "" {
+						refused = append(refused, fmt.Sprintf("%s reads it %s", k.Name, why))
+						continue
+					}
+					sites = append(sites, inlineSite{k, s, in})
 				}
 			}
 		}
 	}
-	return sites, all, true
+	return sites, all, refused, true
+}
+
+// inlineRefusal says why the load ld of a producer's buffer in stage s of
+// k is not replaced by the producer's body, or "".
+func inlineRefusal(prod, k *Kernel, s *Stage, ld *Instr) string {
+	switch {
+	case len(s.Reduce) > 0:
+		return "inside a reduction loop"
+	case namedIndirect(k, ld):
+		return "as an indirect index"
+	case !fewRecomputes(prod, k):
+		return fmt.Sprintf("over %s, more than %d times the producer's %s, and the producer calls more than plain arithmetic",
+			sizesString(k.Outer), maxInlineRatio, sizesString(prod.Outer))
+	}
+	return ""
 }
 
 // namedIndirect: ld is an indirect index of an access of k (its tmp name
