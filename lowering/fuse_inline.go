@@ -21,7 +21,7 @@ import (
 const (
 	// maxInlineInstrs bounds the producer's body (store excluded): only
 	// cheap values are recomputed.
-	maxInlineInstrs = 12
+	maxInlineInstrs = 16
 	// maxInlineLoads bounds the producer's own loads (memory traffic the
 	// consumer takes on).
 	maxInlineLoads = 2
@@ -176,7 +176,7 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 					if j <= i || len(in.Access.Indirect) > 0 || in.Access.DType != st.Access.DType {
 						return nil, 0, nil, false
 					}
-					if sameSizes(prod, k, s) {
+					if fusableAt(prod, k, s, st, in) {
 						continue // fusion joins them
 					}
 					if why := inlineRefusal(prod, k, s, in); why != "" {
@@ -219,13 +219,45 @@ func namedIndirect(k *Kernel, ld *Instr) bool {
 	return false
 }
 
-// sameSizes: the consumer's loops (outer and the stage's reduce) hold the
-// same sizes as the producer's, in some order, size-1 ranges aside:
-// fusion can join them.
-func sameSizes(prod, k *Kernel, s *Stage) bool {
-	a := nonUnit(prod.Outer)
-	b := nonUnit(append(append([]sym.Expr{}, k.Outer...), s.Reduce...))
-	return len(reorderings(a, b)) > 0
+// fusableAt: some order of the consumer's loops (outer and the stage's
+// reduce; size-1 ranges aside) runs over the producer's sizes and reads
+// the element the producer stores in the same iteration, so fusion can
+// join them; any other read (a broadcast, a view, a diagonal) inlines.
+func fusableAt(prod, k *Kernel, s *Stage, store, ld *Instr) bool {
+	pv, psz, pz := liveVars(prod.Outer, nil)
+	cv, csz, cz := liveVars(k.Outer, s.Reduce)
+	st, at := store.Access.Index.Subst(pz), ld.Access.Index.Subst(cz)
+	for _, p := range reorderings(psz, csz) {
+		m := map[string]sym.Expr{}
+		for i, j := range p {
+			m[pv[i]] = sym.Symbol(cv[j])
+		}
+		if sym.Equal(st.Subst(m), at) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveVars are the names and sizes of the loop variables of ranges
+// outer (x) and reduce (r) larger than 1, and the substitution of 0 for
+// the others.
+func liveVars(outer, reduce []sym.Expr) (names []string, sizes []sym.Expr, zero map[string]sym.Expr) {
+	zero = map[string]sym.Expr{}
+	add := func(n string, e sym.Expr) {
+		if isUnitSize(e) {
+			zero[n] = sym.Const(0)
+			return
+		}
+		names, sizes = append(names, n), append(sizes, e)
+	}
+	for i, e := range outer {
+		add(OuterVar(i), e)
+	}
+	for i, e := range reduce {
+		add(ReduceVar(i), e)
+	}
+	return names, sizes, zero
 }
 
 // fewRecomputes: the producer is plain arithmetic, or the consumer runs at
@@ -250,16 +282,6 @@ func product(sizes []sym.Expr) sym.Expr {
 		n = sym.Mul(n, e)
 	}
 	return n
-}
-
-func nonUnit(sizes []sym.Expr) []sym.Expr {
-	var out []sym.Expr
-	for _, e := range sizes {
-		if !isUnitSize(e) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // inlineAt replaces the load s.ld by a copy of the producer's body
