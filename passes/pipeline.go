@@ -2,6 +2,8 @@ package passes
 
 import (
 	"fmt"
+	"github.com/kiln-compiler/kiln/internal/suggest"
+	"sort"
 	"strings"
 )
 
@@ -22,7 +24,7 @@ func Parse(text string) (*Pipeline, error) {
 		}
 		info, ok := Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("pipeline: unknown pass %q (known: %s)", name, knownNames())
+			return nil, fmt.Errorf("pipeline: unknown pass %q%s (known: %s)", name, didYouMean(name, allNames()), knownNames())
 		}
 		if err := checkOptions(info, opts); err != nil {
 			return nil, err
@@ -93,14 +95,26 @@ func parseItem(item string) (string, Options, error) {
 		if kv == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(kv, "=")
-		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok {
+			return "", nil, fmt.Errorf("pipeline: option %q of %s has no value: options are KEY=VALUE separated by ';' (a list value uses ',': vmap{in_dims=None,0;size=3})", k, name)
+		}
+		if _, dup := opts[k]; dup {
+			return "", nil, fmt.Errorf("pipeline: option %q of %s is given twice", k, name)
+		}
+		opts[k] = strings.TrimSpace(v)
 	}
 	return name, opts, nil
 }
 
 func checkOptions(info Info, opts Options) error {
+	keys := make([]string, 0, len(opts))
 	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first unknown option named is the same on every run
+	for _, k := range keys {
 		known := false
 		for _, o := range info.Options {
 			known = known || o.Name == k
@@ -110,7 +124,7 @@ func checkOptions(info Info, opts Options) error {
 			for _, o := range info.Options {
 				names = append(names, o.Name)
 			}
-			return fmt.Errorf("pipeline: pass %s has no option %q (options: %s)", info.Name, k, strings.Join(names, ", "))
+			return fmt.Errorf("pipeline: pass %s has no option %q%s (options: %s)", info.Name, k, didYouMean(k, names), strings.Join(names, ", "))
 		}
 	}
 	return nil
@@ -131,6 +145,14 @@ func (p *Pipeline) checkOrder() error {
 	return nil
 }
 
+func allNames() []string {
+	var names []string
+	for _, info := range All() {
+		names = append(names, info.Name)
+	}
+	return names
+}
+
 func knownNames() string {
 	var names []string
 	for _, info := range All() {
@@ -138,3 +160,5 @@ func knownNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+func didYouMean(name string, candidates []string) string { return suggest.Hint(name, candidates) }

@@ -26,22 +26,31 @@ func compileFile(name string, args []string, stdin io.Reader, stderr io.Writer, 
 func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(fs *flag.FlagSet), adjust func(*driver.Options)) (*driver.Run, int) {
 	fs := newFlagSet(name, stderr)
 	var pf pipelineFlags
-	pf.register(fs, driver.DefaultPipeline)
+	defaultPipeline := driver.DefaultPipeline
+	if name == "compile" {
+		defaultPipeline = driver.CompilePipeline
+	}
+	pf.register(fs, defaultPipeline)
 	if extra != nil {
 		extra(fs)
 	}
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
-		return nil, 2
+		return nil, flagStatus(err)
 	}
-	in, ok := oneFile(name, positional, stdin, stderr)
-	if !ok {
-		return nil, 2
+	if _, err := passes.Parse(pf.pipeline); err != nil {
+		// The pipeline is a flag value: a mistake in it is misuse.
+		fmt.Fprintf(stderr, "kiln %s: -passes=%q: %v\n", name, pf.pipeline, err)
+		return nil, exitMisuse
+	}
+	in, status := oneFile(name, positional, stdin, stderr)
+	if status != exitOK {
+		return nil, status
 	}
 	opts, err := pf.options(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
-		return nil, 1
+		return nil, exitDiag
 	}
 	if adjust != nil {
 		adjust(&opts)
@@ -131,6 +140,9 @@ func writeDot(out, text string, stdout io.Writer) error {
 // firstDigraph keeps the first graph of a multi-graph DOT text: an SVG file
 // holds one drawing.
 func firstDigraph(text string) string {
+	if text == "" {
+		return "digraph G {}\n"
+	}
 	if i := strings.Index(text[1:], "\ndigraph "); i >= 0 {
 		return text[:i+2]
 	}
@@ -139,8 +151,11 @@ func firstDigraph(text string) string {
 
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "usage: %s\n", commands["passes"].usage)
-		return 2
+		fmt.Fprintln(stderr, "usage: kiln passes\n\nlists the passes, their options and ordering constraints")
+		if wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
 	}
 	for _, info := range passes.All() {
 		fmt.Fprintf(stdout, "%-14s %s\n", info.Name, info.Summary)
@@ -156,12 +171,19 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintf(stderr, "usage: %s\n\ncodes: %s\n", commands["explain"].usage, strings.Join(diag.Codes(), ", "))
-		return 2
+		fmt.Fprintf(stderr, "usage: kiln explain CODE\n\ncodes: %s\n", strings.Join(diag.Codes(), ", "))
+		if len(args) == 1 && wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
+	}
+	if wantsHelp(args) {
+		fmt.Fprintf(stdout, "usage: kiln explain CODE\n\ncodes: %s\n", strings.Join(diag.Codes(), ", "))
+		return exitOK
 	}
 	text, ok := diag.Explain(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "kiln explain: unknown code %q\ncodes: %s\n", args[0], strings.Join(diag.Codes(), ", "))
+		fmt.Fprintf(stderr, "kiln explain: unknown code %q%s\ncodes: %s\n", args[0], suggestHint(args[0], diag.Codes()), strings.Join(diag.Codes(), ", "))
 		return 1
 	}
 	fmt.Fprintln(stdout, text)
