@@ -95,11 +95,8 @@ func parseItem(item string) (string, Options, error) {
 		if kv == "" {
 			continue
 		}
-		k, v, ok := strings.Cut(kv, "=")
+		k, v, _ := strings.Cut(kv, "=") // a bare KEY is a switch: fakeprop{capture-scalar-outputs}
 		k = strings.TrimSpace(k)
-		if !ok {
-			return "", nil, fmt.Errorf("pipeline: option %q of %s has no value: options are KEY=VALUE separated by ';' (a list value uses ',': vmap{in_dims=None,0;size=3})", k, name)
-		}
 		if _, dup := opts[k]; dup {
 			return "", nil, fmt.Errorf("pipeline: option %q of %s is given twice", k, name)
 		}
