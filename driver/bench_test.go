@@ -99,7 +99,9 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 	st.time("dump-dot", func() { _ = dot.Graph(g, dot.Options{Diags: run.Diags.Items}) })
 	st.time("dump-report", func() {
 		rec := run.Stages[0]
-		(&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: goSrc}).AddToReport(rec)
+		rec.AddForm("lower", pre)
+		rec.Add("plan", loop.String())
+		rec.Kernels = (&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: goSrc}).ReportKernels()
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			b.Fatal(err)

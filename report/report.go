@@ -185,7 +185,9 @@ func (p *page) writeColumn(i int) {
 	if !c.Changed {
 		cls += " folded"
 	}
-	fmt.Fprintf(b, "<section class=\"%s\" id=\"c%d\"><h2 title=\"fold or unfold\">", cls, i)
+	fmt.Fprintf(b, "<section class=\"%s\" id=\"c%d\"><h2 title=\"", cls, i)
+	esc(b, c.Title)
+	b.WriteString("\">")
 	esc(b, c.Title)
 	b.WriteString("</h2>")
 	if !c.Changed {
