@@ -100,6 +100,9 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		}
 		out = append(out, newProgram(g, u, res.Passes))
 	}
+	for _, d := range ProvenanceRemarks(run, out) {
+		run.Diags.Add(d)
+	}
 	return out, nil
 }
 

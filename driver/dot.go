@@ -35,6 +35,9 @@ func WriteDot(out string, run *Run, stdout io.Writer) error {
 // FirstDigraph keeps the first graph of a multi-graph DOT text: an SVG file
 // holds one drawing.
 func FirstDigraph(text string) string {
+	if text == "" {
+		return "digraph G {}\n"
+	}
 	if i := strings.Index(text[1:], "\ndigraph "); i >= 0 {
 		return text[:i+2]
 	}

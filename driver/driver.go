@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/frontend"
 	"github.com/kiln-compiler/kiln/frontend/fx"
-	"github.com/kiln-compiler/kiln/frontend/optrace"
+	"github.com/kiln-compiler/kiln/frontend/torchtrace"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	"github.com/kiln-compiler/kiln/passes/fakeprop"
@@ -28,19 +29,42 @@ const DefaultPipeline = "fakeprop,functionalize,align,dce"
 type Input struct {
 	Name string // file name used in positions ("-" reads stdin as "<stdin>")
 	Src  []byte
+	// Files is set for a folder (TORCH_TRACE=/dir: one log per rank); Src is then nil.
+	Files []frontend.File
 }
 
-// ReadInput reads a file, or standard input for "-".
+// ReadInput reads a file, or standard input for "-", refusing one larger
+// than limits.InputBytes before reading it.
 func ReadInput(path string, stdin io.Reader) (Input, error) {
-	if path == "-" {
-		src, err := io.ReadAll(stdin)
-		return Input{Name: "<stdin>", Src: src}, err
+	name, r := "<stdin>", stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return Input{}, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			files, err := frontend.ReadDir(path, limits.InputBytes)
+			return Input{Name: path, Files: files}, err
+		}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limits.InputBytes {
+			return Input{}, inputTooLarge(path, st.Size())
+		}
+		name, r = path, f
 	}
-	src, err := os.ReadFile(path)
+	src, err := io.ReadAll(io.LimitReader(r, limits.InputBytes+1))
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{Name: path, Src: src}, nil
+	if int64(len(src)) > limits.InputBytes {
+		return Input{}, inputTooLarge(name, -1)
+	}
+	return Input{Name: name, Src: src}, nil
+}
+
+func inputTooLarge(name string, size int64) error {
+	lerr := &limits.Error{What: "input size in bytes", Got: size, Limit: limits.InputBytes, Flag: "-max-input-bytes"}
+	return diag.Errorf(diag.Pos{File: name, Line: 1, Col: 1}, "limit", lerr.Hint(), "%v", lerr)
 }
 
 // Options configure a run.
@@ -68,6 +92,9 @@ type Run struct {
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
 	Stages  []*report.Recorder // one per graph, when Options.Record
+	// Provenance is Inductor's kernel → post-grad nodes map from a
+	// TORCH_TRACE log, for comparing kiln's fusion with it (ProvenanceRemarks).
+	Provenance []torchtrace.Provenance
 
 	manager passes.Manager // the back end runs through the same manager
 }
@@ -95,7 +122,7 @@ func Compile(in Input, opts Options) (*Run, error) {
 		lookup = ops.LookupSchema
 	}
 	start := time.Now()
-	res, err := Parse(in, lookup)
+	res, err := parseInput(in, lookup)
 	run.Parse = passes.PassResult{Pass: "parse", Changed: true, Duration: time.Since(start), Err: err}
 	if err != nil {
 		var d *diag.Diagnostic
@@ -105,13 +132,14 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 		return nil, err
 	}
-	run.Module = res.Module
+	run.Module, run.Provenance = res.Module, res.Provenance
 	if opts.Manager.PrintAfter["parse"] { // -print-after-all starts after parsing, as LLVM's does
 		opts.Manager.Dump("parse", true, run.Module.Print())
 	}
-	for _, w := range res.Warnings {
+	for _, w := range res.Diags {
 		run.Diags.Add(w)
 	}
+	applyLogConfig(&opts.Config, res.Config, in.Name, &run.Diags)
 	for _, g := range run.Module.Graphs {
 		typeInputs(g, opts.InputTypes)
 		ctx := passes.NewContext(opts.Config)
@@ -144,17 +172,46 @@ func typeInputs(g *ir.Graph, types map[string]ir.Type) {
 	}
 }
 
-// Parse picks the frontend by content: dispatcher op traces are JSON lines
-// (the first non-blank character is '{'); anything else is FX text.
+// Parse reads the input in whatever format it holds (frontend.Parse tells
+// them apart by content: FX text, op traces, TORCH_TRACE logs, Execution
+// Traces, gzip of any). Errors that did not stop reading (a failed compile
+// recorded in a TORCH_TRACE log) come back among the warnings.
 func Parse(in Input, lookup func(string) ir.OpSchema) (*fx.Result, error) {
-	if trimmed := strings.TrimSpace(string(in.Src)); strings.HasPrefix(trimmed, "{") {
-		mod, warnings, err := optrace.Parse(in.Name, in.Src, optrace.Options{Lookup: lookup})
-		if err != nil {
-			return nil, err
-		}
-		return &fx.Result{Module: mod, Warnings: warnings}, nil
+	res, err := parseInput(in, lookup)
+	if err != nil {
+		return nil, err
 	}
-	return fx.Parse(in.Name, in.Src, fx.Options{Lookup: lookup})
+	return &fx.Result{Module: res.Module, Warnings: res.Diags}, nil
+}
+
+// parseInput reads a file, or a folder of per-rank TORCH_TRACE logs as one module.
+func parseInput(in Input, lookup func(string) ir.OpSchema) (*frontend.Result, error) {
+	if in.Files == nil {
+		return frontend.Parse(in.Name, in.Src, lookup)
+	}
+	rs, err := frontend.ParseDir(in.Name, in.Files, lookup)
+	if err != nil {
+		return nil, err
+	}
+	return frontend.Merge(in.Name, rs), nil
+}
+
+// applyLogConfig turns on the Dynamo settings a TORCH_TRACE log says its
+// compiles ran with: the graphs in it were made under them.
+func applyLogConfig(c *passes.Config, logged map[string]bool, file string, diags *diag.List) {
+	for _, k := range torchtrace.ConfigKeys {
+		if !logged[k] {
+			continue
+		}
+		switch k {
+		case "capture_scalar_outputs":
+			c.CaptureScalarOutputs = true
+		case "capture_dynamic_output_shape_ops":
+			c.CaptureDynamicOutputShapeOps = true
+		}
+		diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: "log-config", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Message: "torch._dynamo.config." + k + " = True, as the log's compilation_metrics record"})
+	}
 }
 
 // chainHooks runs two AfterPass hooks in order.

@@ -89,6 +89,12 @@ func contiguousBytes(t *Tensor) []byte {
 // it, or (for dtypes numpy cannot name) its same-size unsigned container;
 // ir.Invalid takes the file's own dtype.
 func ReadNPY(r io.Reader, want ir.DType) (*Tensor, error) {
+	var fileSize int64 = -1
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			fileSize = st.Size()
+		}
+	}
 	br := bufio.NewReader(r)
 	descr, shape, fortran, err := rt.ReadNPYHeader(br)
 	if err != nil {
@@ -105,6 +111,11 @@ func ReadNPY(r io.Reader, want ir.DType) (*Tensor, error) {
 			return nil, fmt.Errorf("file holds %s, the graph expects %s", dt.Name(), want.Name())
 		}
 		dt = want
+	}
+	// A 128-byte header can claim terabytes: check the claim against the
+	// file before allocating for it.
+	if need, ok := safeNumel(shape); ok && fileSize >= 0 && need*int64(dt.ItemSize()) > fileSize {
+		return nil, fmt.Errorf("short .npy data: the header's shape %v needs %d bytes, the whole file has %d", shape, need*int64(dt.ItemSize()), fileSize)
 	}
 	return readNPYData(br, dt, shape, fortran, swap)
 }

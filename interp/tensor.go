@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/kiln-compiler/kiln/limits"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -80,6 +81,10 @@ func Empty(dt ir.DType, shape, strides []int64, dev ir.Device) (*Tensor, error) 
 	n := storageElems(shape, strides, 0)
 	if n > maxElems || n < 0 {
 		return nil, fmt.Errorf("tensor of shape %v and strides %v is too large for the interpreter", shape, strides)
+	}
+	if bytes := n * int64(dt.ItemSize()); bytes > limits.TensorBytes {
+		return nil, &limits.Error{What: fmt.Sprintf("tensor of shape %v (%s): storage size in bytes", shape, dt.Name()),
+			Got: bytes, Limit: limits.TensorBytes, Flag: "kiln run -max-tensor-bytes"}
 	}
 	st := &Storage{Data: make([]byte, n*int64(dt.ItemSize())), Device: dev}
 	return &Tensor{DType: dt, Shape: clone64(shape), Strides: clone64(strides), Storage: st}, nil

@@ -57,6 +57,9 @@ func ParseDevice(s string) (Device, error) {
 	if typ == "" || !isIdent(typ) {
 		return Device{}, fmt.Errorf("invalid device %q", s)
 	}
+	if !knownDeviceTypes[typ] {
+		return Device{}, fmt.Errorf("Expected one of %s device type at start of device string: %s", deviceTypeList, typ)
+	}
 	d := Device{Type: typ, Index: -1}
 	if hasIdx {
 		n, err := strconv.Atoi(idx)
@@ -67,6 +70,20 @@ func ParseDevice(s string) (Device, error) {
 	}
 	return d, nil
 }
+
+// deviceTypeList is the list torch.device checks a device string against
+// (PyTorch 2.15, c10/core/Device.cpp), in its order, for its error message.
+const deviceTypeList = "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone"
+
+// knownDeviceTypes is that list, plus npu: Ascend's torch_npu renames the
+// privateuseone backend to "npu", and real graphs in the corpus use it.
+var knownDeviceTypes = func() map[string]bool {
+	m := map[string]bool{"npu": true}
+	for _, t := range strings.Split(deviceTypeList, ", ") {
+		m[t] = true
+	}
+	return m
+}()
 
 func isIdent(s string) bool {
 	for i, r := range s {

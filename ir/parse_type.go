@@ -54,6 +54,9 @@ func ParseType(s string) (Type, error) {
 		}
 		t.Device = dev
 	}
+	if err := CheckTensorType(t); err != nil {
+		return Type{}, fmt.Errorf("in %q: %w", s, err)
+	}
 	return TensorOf(t), nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/driver"
+	"github.com/kiln-compiler/kiln/passes"
 )
 
 // compileFile runs the shared part of opt, dot and compile: flags, input,
@@ -22,22 +23,31 @@ func compileFile(name string, args []string, stdin io.Reader, stderr io.Writer, 
 func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(fs *flag.FlagSet), adjust func(*driver.Options)) (*driver.Run, int) {
 	fs := newFlagSet(name, stderr)
 	var pf pipelineFlags
-	pf.register(fs, driver.DefaultPipeline)
+	defaultPipeline := driver.DefaultPipeline
+	if name == "compile" {
+		defaultPipeline = driver.CompilePipeline
+	}
+	pf.register(fs, defaultPipeline)
 	if extra != nil {
 		extra(fs)
 	}
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
-		return nil, 2
+		return nil, flagStatus(err)
 	}
-	in, ok := oneFile(name, positional, stdin, stderr)
-	if !ok {
-		return nil, 2
+	if _, err := passes.Parse(pf.pipeline); err != nil {
+		// The pipeline is a flag value: a mistake in it is misuse.
+		fmt.Fprintf(stderr, "kiln %s: -passes=%q: %v\n", name, pf.pipeline, err)
+		return nil, exitMisuse
+	}
+	in, status := oneFile(name, positional, stdin, stderr)
+	if status != exitOK {
+		return nil, status
 	}
 	opts, err := pf.options(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
-		return nil, 1
+		return nil, exitDiag
 	}
 	if adjust != nil {
 		adjust(&opts)
@@ -108,8 +118,11 @@ func runDot(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "usage: %s\n", commands["passes"].usage)
-		return 2
+		fmt.Fprintln(stderr, "usage: kiln passes\n\nlists the passes, their options and ordering constraints")
+		if wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
 	}
 	for _, info := range driver.Table() {
 		fmt.Fprintf(stdout, "%-14s %s\n", info.Name, info.Summary)
@@ -126,12 +139,19 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintf(stderr, "usage: %s\n\ncodes: %s\n", commands["explain"].usage, strings.Join(diag.Codes(), ", "))
-		return 2
+		fmt.Fprintf(stderr, "usage: kiln explain CODE\n\ncodes: %s\n", strings.Join(diag.Codes(), ", "))
+		if len(args) == 1 && wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
+	}
+	if wantsHelp(args) {
+		fmt.Fprintf(stdout, "usage: kiln explain CODE\n\ncodes: %s\n", strings.Join(diag.Codes(), ", "))
+		return exitOK
 	}
 	text, ok := diag.Explain(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "kiln explain: unknown code %q\ncodes: %s\n", args[0], strings.Join(diag.Codes(), ", "))
+		fmt.Fprintf(stderr, "kiln explain: unknown code %q%s\ncodes: %s\n", args[0], suggestHint(args[0], diag.Codes()), strings.Join(diag.Codes(), ", "))
 		return 1
 	}
 	fmt.Fprintln(stdout, text)

@@ -10,8 +10,6 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-const compileUsage = "kiln compile [-o DIR] [-target=go|cuda] [-ptx] [-passes=LIST] [-no-fuse] FILE"
-
 // compileFlags are compile's own flags.
 type compileFlags struct {
 	outDir, target string
@@ -28,9 +26,6 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.BoolVar(&cf.noFuse, "no-fuse", false, "lower without fusion: one kernel per node")
 	}, func(o *driver.Options) {
 		o.Record = true
-		if o.Pipeline == driver.DefaultPipeline { // -passes not given
-			o.Pipeline = driver.CompilePipeline
-		}
 	})
 	if run == nil || run.Module == nil {
 		return status
@@ -39,13 +34,14 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kiln compile: unknown -target %q (known: go, cuda)\n", cf.target)
 		return 2
 	}
+	printed := len(run.Diags.Items) // compileWith printed these
 	progs, err := driver.Backend(run, driver.BackendOptions{Fuse: lowering.FuseOptions{Disable: cf.noFuse},
 		Go: cf.target != "cuda", CUDA: cf.target != "go"})
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
 		return 1
 	}
-	printDiags(stderr, run.Diags.Items)
+	printDiags(stderr, run.Diags.Items[printed:])
 	if run.Diags.HasErrors() {
 		status = 1
 	}

@@ -20,8 +20,6 @@ import (
 // its outputs; and -verify-each=interp, translation validation for any
 // pipeline-running command.
 
-const runUsage = "kiln run [-seed N] [-sym s0=8] [-type NAME=f32[4,3]] [-inputs DIR] [-o DIR] [-passes=LIST] [-verify-each=interp] FILE"
-
 // symFlag collects `-sym s0=8` (repeatable, or comma-separated).
 type symFlag map[string]int64
 

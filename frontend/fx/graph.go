@@ -1,6 +1,7 @@
 package fx
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/diag"
@@ -67,6 +68,11 @@ func (p *parser) beginGraph(l *logical, text string) error {
 		name = strings.TrimSpace(name)
 		if !isIdentifier(name) {
 			return p.errIn(l, open+1+param.off, "malformed parameter", "parameters are `name` or `name: \"f32[4, 3]\"`")
+		}
+		if _, dup := gb.scope[name]; dup {
+			// Python's own message for the same signature.
+			return p.errIn(l, open+1+param.off, fmt.Sprintf("duplicate argument '%s' in function definition", name),
+				"give every parameter of forward its own name")
 		}
 		t, err := p.annotation(l, open+1+param.off+strings.Index(param.text, annText), annText)
 		if err != nil {

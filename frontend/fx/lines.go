@@ -49,6 +49,8 @@ type logical struct {
 	// unclosed is the offset of a bracket still open at the end of the
 	// input, or -1: the line ran to the end of the file.
 	unclosed int
+	// tooLong: the line is longer than the join's byte bound.
+	tooLong bool
 }
 
 type segment struct {
@@ -87,27 +89,54 @@ func bracketDelta(s string) int {
 }
 
 // joinLogical turns physical lines into logical lines, starting at lines[i];
-// it returns the logical line and the index of the next physical line.
-func joinLogical(lines []rawLine, i int) (logical, int) {
+// it returns the logical line and the index of the next physical line. It
+// stops joining past maxBytes (the line's tooLong is then set), so that an
+// unclosed bracket cannot make the join, or its callers, quadratic.
+func joinLogical(lines []rawLine, i, maxBytes int) (logical, int) {
 	first := lines[i]
 	trimmed := strings.TrimLeft(first.text, " \t")
 	lead := len(first.text) - len(trimmed)
-	l := logical{text: trimmed, indent: lead, segs: []segment{{0, first.num, first.off + lead}}, unclosed: -1}
+	l := logical{indent: lead, segs: []segment{{0, first.num, first.off + lead}}, unclosed: -1}
+	var b strings.Builder
+	pending := trimmed // the last physical line, written once we know whether it continues
 	depth := bracketDelta(trimmed)
 	i++
 	// A comment line never continues; an open bracket pulls in following lines.
-	for depth > 0 && i < len(lines) && !strings.HasPrefix(trimmed, "#") {
+	for depth > 0 && i < len(lines) && !strings.HasPrefix(trimmed, "#") && b.Len()+len(pending) <= maxBytes {
+		// A comment inside the brackets ends its physical line only (PyTorch
+		// ≥ 2.9 prints one parameter a line: `x: "f32[4]",  # PlainAOTInput(idx=0)`).
+		b.WriteString(cutComment(pending))
 		next := lines[i]
 		t := strings.TrimLeft(next.text, " \t")
-		l.segs = append(l.segs, segment{len(l.text) + 1, next.num, next.off + len(next.text) - len(t)})
-		l.text += " " + t
+		l.segs = append(l.segs, segment{b.Len() + 1, next.num, next.off + len(next.text) - len(t)})
+		b.WriteByte(' ')
+		pending = t
 		depth += bracketDelta(t)
 		i++
 	}
-	if depth > 0 {
+	b.WriteString(pending)
+	l.text = b.String()
+	l.tooLong = len(l.text) > maxBytes
+	if depth > 0 && !l.tooLong {
 		l.unclosed = unclosedBracket(l.text)
 	}
 	return l, i
+}
+
+// cutComment drops a trailing comment (outside strings) and the blanks before it.
+func cutComment(s string) string {
+	at := -1
+	codeBytes(s, func(i int, c byte) bool {
+		if c == '#' {
+			at = i
+			return false
+		}
+		return true
+	})
+	if at < 0 {
+		return s
+	}
+	return strings.TrimRight(s[:at], " \t")
 }
 
 // unclosedBracket returns the offset of the outermost bracket that is never

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 )
 
 // Options configure parsing.
@@ -80,13 +81,24 @@ var (
 func (p *parser) run(src string) error {
 	lines := splitLines(src)
 	for i := 0; i < len(lines); {
-		l, next := joinLogical(lines, i)
-		if l.unclosed >= 0 && (p.mode == outside || p.mode == skipping) {
+		prose := p.mode == outside || p.mode == skipping
+		maxBytes := limits.LineBytes
+		if prose {
+			// Between graphs a stray bracket must not join the rest of the
+			// file into one line at every line it appears on (quadratic).
+			maxBytes = min(maxBytes, proseJoinBytes)
+		}
+		l, next := joinLogical(lines, i, maxBytes)
+		if (l.unclosed >= 0 || l.tooLong) && prose {
 			// Prose with a stray bracket must not swallow the graphs after it.
-			l, next = joinLogical(lines[i:i+1], 0)
+			l, next = joinLogical(lines[i:i+1], 0, limits.LineBytes)
 			l.unclosed, next = -1, i+1
 		}
 		p.curPos = diag.Pos{File: p.file, Line: l.segs[0].line, Col: l.segs[0].col0 + 1}
+		if l.tooLong {
+			lerr := limits.Check("line length", int64(len(l.text)), int64(limits.LineBytes), "")
+			return diag.Errorf(p.curPos, "limit", lerr.(*limits.Error).Hint(), "%v", lerr)
+		}
 		if l.unclosed >= 0 && p.mode != outside && p.mode != skipping {
 			what := "unclosed " + string(l.text[l.unclosed]) + " runs to the end of the input"
 			if c := l.text[l.unclosed]; c == '\'' || c == '"' {
@@ -111,6 +123,10 @@ func (p *parser) run(src string) error {
 	}
 	return nil
 }
+
+// proseJoinBytes bounds a bracket-continued line outside a graph (a
+// forward signature); past it the line is taken alone.
+const proseJoinBytes = 1 << 16
 
 // line handles one logical line; it reports false when the line must be
 // seen again in the new mode.

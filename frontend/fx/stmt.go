@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 )
 
 // target is one name on the left of an assignment, with its annotation.
@@ -186,6 +187,11 @@ func (gb *graphBuilder) assign(l *logical, t target, e *pyExpr, off int) error {
 		}
 	case eIndex:
 		if b, ok := gb.scope[e.base.name]; ok && e.base.kind == eName && b.tuple != nil && e.rhs.kind == eInt {
+			if i := e.rhs.intV; i < 0 || i >= limits.Results {
+				// One value is made per index up to i: bound i first.
+				return gb.p.errIn(l, off, fmt.Sprintf("result index %d of %s is out of range [0, %d)", i, e.base.name, limits.Results),
+					"FX names a node's results getitem = node[0], node[1], ...; kiln's limits are listed in docs/LIMITS.md")
+			}
 			gb.bindResult(b.tuple, int(e.rhs.intV), t)
 			return nil
 		}

@@ -85,7 +85,7 @@ func numberArg(raw json.RawMessage, bad func(error) error) (ir.Arg, error) {
 }
 
 func (b *builder) badArg(num int, raw json.RawMessage, err error) error {
-	return b.errorf(num, 1, "malformed argument: "+err.Error(), "", string(raw))
+	return b.errorf(num, 1, "malformed argument: "+jsonMessage(err), "", string(raw))
 }
 
 // objectArg reads the tagged forms: tensor, dtype, device, sym, enum.
@@ -212,6 +212,9 @@ func (b *builder) tensorType(num int, ref tensorRef) (ir.Type, error) {
 		if t.Device, err = ir.ParseDevice(ref.Device); err != nil {
 			return ir.Type{}, b.errorf(num, 1, err.Error(), "devices are cpu, cuda:0, meta", "")
 		}
+	}
+	if err := ir.CheckTensorType(t); err != nil {
+		return ir.Type{}, b.errorf(num, 1, fmt.Sprintf("tensor %s: %v", ref.Tensor, err), "sizes and strides describe a tensor PyTorch can make", "")
 	}
 	return ir.TensorOf(t), nil
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 )
 
 // Options configure parsing.
@@ -121,7 +122,11 @@ func (b *builder) line(num int, text []byte) error {
 		if errors.As(err, &se) {
 			col = int(se.Offset)
 		}
-		return b.errorf(num, col, "malformed trace line: "+err.Error(), "each line is one JSON object: {\"op\": ..., \"args\": [...], \"outputs\": [...]}", string(text))
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			col = int(te.Offset)
+		}
+		return b.errorf(num, max(col, 1), "malformed trace line: "+jsonMessage(err), "each line is one JSON object: {\"op\": ..., \"args\": [...], \"outputs\": [...]}", string(text))
 	}
 	if rec.Return != nil {
 		return b.returnLine(num, rec)
@@ -133,6 +138,15 @@ func (b *builder) line(num int, text []byte) error {
 }
 
 func (b *builder) returnLine(num int, rec record) error {
+	for _, raw := range rec.Return {
+		var ref tensorRef
+		if json.Unmarshal(raw, &ref) == nil && ref.Tensor != "" {
+			if _, ok := b.values[ref.Tensor]; !ok {
+				return b.errorf(num, 1, fmt.Sprintf("the return line names tensor %q, which no earlier line produced or used", ref.Tensor),
+					"return the id of a tensor an op call produced (its \"outputs\")", "")
+			}
+		}
+	}
 	outs := make([]ir.Arg, len(rec.Return))
 	for i, raw := range rec.Return {
 		a, err := b.arg(num, raw)
@@ -217,6 +231,9 @@ func (b *builder) addNode(num int, rec record, target string, args []ir.Arg, kwa
 		b.warnings = append(b.warnings, diag.Diagnostic{Severity: diag.Warning, Code: "unknown-op", Pos: pos,
 			Message: fmt.Sprintf("op %s is not in kiln's registry; kept as an opaque node", target)})
 	}
+	if err := limits.Check("output count", int64(len(rec.Outputs)), limits.Results, ""); err != nil {
+		return b.errorf(num, 1, err.Error(), err.(*limits.Error).Hint(), "")
+	}
 	base := target[strings.Index(target, "::")+2:]
 	base, _, _ = strings.Cut(base, ".")
 	n := b.g.NewNode(b.fresh(base), target, ir.FormOp, args, kwargs, max(1, len(rec.Outputs)))
@@ -244,7 +261,13 @@ func (b *builder) addNode(num int, rec record, target string, args []ir.Arg, kwa
 // the original value, as in eager code.
 func (b *builder) bindOutput(num int, v *ir.Value, raw json.RawMessage) error {
 	var ref tensorRef
-	if err := json.Unmarshal(raw, &ref); err != nil || ref.Tensor == "" {
+	err := json.Unmarshal(raw, &ref)
+	if len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' && err != nil {
+		// An object is a tensor's metadata: a wrong field type is an error,
+		// not a scalar output.
+		return b.errorf(num, 1, "malformed output: "+jsonMessage(err), "outputs are {\"tensor\": id, \"dtype\": ..., \"shape\": [...]}", string(raw))
+	}
+	if err != nil || ref.Tensor == "" {
 		return nil // a scalar output: untyped until fakeprop
 	}
 	t, err := b.tensorType(num, ref)

@@ -1,6 +1,7 @@
 package sym
 
 import (
+	"math/big"
 	"strconv"
 )
 
@@ -247,7 +248,29 @@ func (p *parser) parseArith() Expr {
 		}
 		terms = append(terms, y)
 	}
-	return Sum(terms...)
+	sum := Sum(terms...)
+	p.checkConstSum(pos, terms, sum)
+	return sum
+}
+
+// checkConstSum rejects a sum of constants that wrapped: constants in a
+// shape are sizes, and a size past int64 is a corrupt input, not a value.
+func (p *parser) checkConstSum(pos int, terms []Expr, got Expr) {
+	exact := new(big.Int)
+	for _, t := range terms {
+		c, ok := t.Const()
+		if !ok {
+			return
+		}
+		exact.Add(exact, big.NewInt(c))
+	}
+	p.checkExact(pos, exact, got)
+}
+
+func (p *parser) checkExact(pos int, exact *big.Int, got Expr) {
+	if c, ok := got.Const(); ok && (!exact.IsInt64() || exact.Int64() != c) {
+		p.fail(pos, "integer overflow: "+exact.String()+" does not fit in int64")
+	}
 }
 
 func (p *parser) parseTerm() Expr {
@@ -266,9 +289,13 @@ func (p *parser) parseTerm() Expr {
 		p.next()
 		ypos := p.tok.pos
 		y := p.wantInt(p.parseUnary(), ypos)
+		xc, xok := x.Const()
 		switch opTok.text {
 		case "*":
 			x = Mul(x, y)
+			if yc, yok := y.Const(); xok && yok {
+				p.checkExact(pos, new(big.Int).Mul(big.NewInt(xc), big.NewInt(yc)), x)
+			}
 		case "//":
 			x = FloorDiv(x, y)
 		default:
@@ -315,7 +342,11 @@ func (p *parser) parsePower() Expr {
 	case n > maxPow:
 		p.fail(epos, "exponent too large")
 	}
-	return powExpr(x, n)
+	r := powExpr(x, n)
+	if xc, ok := x.Const(); ok {
+		p.checkExact(pos, new(big.Int).Exp(big.NewInt(xc), big.NewInt(n), nil), r)
+	}
+	return r
 }
 
 func (p *parser) parsePrimary() Expr {
@@ -411,6 +442,7 @@ func (p *parser) parseCall(name token) Expr {
 	if len(args) < spec.minArgs || (spec.maxArgs >= 0 && len(args) > spec.maxArgs) {
 		p.fail(name.pos, "wrong number of arguments to "+name.text)
 	}
+
 	p.next()
 	return spec.build(args)
 }
