@@ -145,3 +145,13 @@ func (e *Env) ReserveStorage(id ir.StorageID) {
 		e.nextStorage = id
 	}
 }
+
+var inverseNames = [...]string{"", "scatter", "reshape", "dtype", "alias", "self", "permute", "squeeze-dim", "unsqueeze-to", "piece", "unbind", "expand"}
+
+// String names the inverse kind ("" for InverseUnknown).
+func (k InverseKind) String() string {
+	if int(k) < len(inverseNames) {
+		return inverseNames[k]
+	}
+	return fmt.Sprintf("InverseKind(%d)", k)
+}
