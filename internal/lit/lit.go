@@ -2,9 +2,10 @@
 // lit and MLIR's tests: a case is a txtar archive whose comment says what
 // it checks and whose sections are
 //
-//	input        the graph (input.fx, input.jsonl, ...) or a path to one
+//	input        the graph (input.fx, input.jsonl, ...), or input.path naming a file
 //	pipeline     the passes to run (pipeline text, as -passes takes)
-//	output       the expected output, only what the pass owns (output.fx, ...)
+//	output       the expected output, only what the pass owns (output.fx;
+//	             output.facts and output.nodes where a pass owns two views)
 //	remarks      the expected remarks, one per line
 //	diagnostics  the expected errors and warnings
 //
@@ -25,13 +26,13 @@ var Sections = []string{"input", "pipeline", "output", "remarks", "diagnostics"}
 // Aliases maps each legacy section name to the canonical one it means.
 var Aliases = map[string]string{
 	"in":      "input",       // testdata/fusion, testdata/lowering
-	"source":  "input",       // testdata/align (a path), testdata/lowering
-	"want":    "output",      // testdata/fakeprop (type and diag lines)
+	"source":  "input",       // testdata/lowering (align says input.path)
+	"want":    "output",      // testdata/fakeprop before it moved to output (none left)
 	"program": "output",      // testdata/lowering: the loop program
 	"fused":   "output",      // testdata/fusion: the fused program
-	"facts":   "output",      // testdata/align: alignment facts per value
-	"nodes":   "output",      // testdata/align: the assertion nodes
-	"diags":   "diagnostics", // testdata/align
+	"facts":   "output",      // align before output.facts (none left)
+	"nodes":   "output",      // align before output.nodes (none left)
+	"diags":   "diagnostics", // align before diagnostics (none left)
 	"error":   "diagnostics", // testdata/lowering
 }
 
