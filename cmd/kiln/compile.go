@@ -53,6 +53,11 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run.Diags.HasErrors() {
 		status = 1
 	}
+	od, err := openOutDir(cf.outDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
+		return 1
+	}
 	switch cf.target {
 	case "go":
 		err = writeGoModule(cf.outDir, progs)
@@ -62,6 +67,9 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err = writeCompileDumps(cf.outDir, run, progs); err == nil {
 			err = writeCUDA(cf.outDir, progs, cf.ptx)
 		}
+	}
+	if err == nil {
+		err = od.close()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
