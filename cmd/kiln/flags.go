@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/limits"
 	"io"
 	"strings"
 
@@ -38,6 +39,7 @@ func (f *pipelineFlags) register(fs *flag.FlagSet, defaultPipeline string) {
 	fs.BoolVar(&f.captureScalar, "capture-scalar-outputs", false, "like torch._dynamo.config.capture_scalar_outputs")
 	fs.StringVar(&f.customOps, "custom-ops", "", "FILE declaring custom ops and their shape rules (see ops/CUSTOM_OPS.md)")
 	fs.BoolVar(&f.captureDyn, "capture-dynamic-output-shape-ops", false, "like torch._dynamo.config.capture_dynamic_output_shape_ops")
+	fs.Int64Var(&limits.InputBytes, "max-input-bytes", limits.DefaultInputBytes, "refuse an input file larger than this (docs/LIMITS.md)")
 }
 
 func (f *pipelineFlags) options(stderr io.Writer) (driver.Options, error) {

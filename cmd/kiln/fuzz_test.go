@@ -8,18 +8,17 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kiln-compiler/kiln/limits"
 )
 
 // fuzzCommands are the command lines FuzzCLI drives, the input on stdin:
-// every command that reads a graph, with its dump writers (compile writes
+// every command that reads a graph, with its dump writers (run with small
+// tensors: the fuzzer looks for crashes, not for slow big runs) (compile writes
 // every stage, the report and the SVG; dot renders SVG through Graphviz).
 var fuzzCommands = [][]string{
 	{"opt", "-print-after-all", "-verify-each"},
 	{"compile", "-o", "OUT"},
 	{"compile", "-target=go", "-o", "OUT"},
-	{"run", "-o", "OUT"},
+	{"run", "-max-tensor-bytes=4194304", "-o", "OUT"},
 	{"dot"},
 	{"dot", "-o", "OUT/g.svg"},
 	{"opt", "-passes=fakeprop,functionalize,decompose,cse,dce"},
@@ -46,9 +45,6 @@ func FuzzCLI(f *testing.F) {
 			}
 		}
 	}
-	// Small tensors: the fuzzer looks for crashes, not for slow big runs.
-	defer func(old int64) { limits.TensorBytes = old }(limits.TensorBytes)
-	limits.TensorBytes = 1 << 22
 	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
 		dir := t.TempDir()
 		args := append([]string(nil), fuzzCommands[int(which)%len(fuzzCommands)]...)
