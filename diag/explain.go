@@ -51,6 +51,12 @@ op traces; the message says what the file looks like instead.`,
 count, tensor bytes in kiln run), checked before allocating so that a short corrupt file cannot exhaust
 memory. The bounds are listed in docs/LIMITS.md; the ones a real input could need more of have a flag
 (-max-input-bytes, kiln run -max-tensor-bytes).`,
+	"invalid-graph": `invalid-graph: the graph as written breaks a rule every FX graph keeps: a call
+missing a required argument of its op's schema, or with too many, a value used before it is defined.
+PyTorch would fail on the same call (TypeError / RuntimeError from the op's schema). Fix the line named.`,
+	"verify": `verify: kiln's IR verifier found a broken invariant in the graph a pass produced (a value
+left untyped after fakeprop, a mutation left after functionalize). When the input is valid PyTorch this
+is a kiln bug; the message names the pass and the node.`,
 	"lowering": `lowering: kiln's lowering rule for the op cannot handle the call as written (an argument
 of a kind the rule does not take, say a list where a number goes). The graph may still be valid for
 PyTorch: kiln opt and kiln run tell whether it is.`,

@@ -32,6 +32,8 @@ func loadF(dt ir.DType, b []byte, off int64) float64 {
 		return float64(F32FromE8M0(b[off]))
 	case ir.U64:
 		return float64(le.Uint64(b[off*8:]))
+	case ir.C32, ir.C64, ir.C128:
+		return loadC(dt, b, off).re // a cast to a real type keeps the real part, as c10 does
 	}
 	return float64(loadI(dt, b, off))
 }
@@ -74,6 +76,8 @@ func storeF(dt ir.DType, b []byte, off int64, v float64) {
 		b[off] = E8M0FromF32(float32(v))
 	case ir.Bool:
 		b[off] = boolByte(v != 0)
+	case ir.C32, ir.C64, ir.C128:
+		storeC(dt, b, off, cplx{re: v})
 	default:
 		storeI(dt, b, off, floatToInt(v, dt))
 	}
@@ -97,6 +101,8 @@ func storeI(dt ir.DType, b []byte, off int64, v int64) {
 		le.PutUint32(b[off*4:], math.Float32bits(float32(v)))
 	case ir.F64:
 		le.PutUint64(b[off*8:], math.Float64bits(float64(v)))
+	case ir.C32, ir.C64, ir.C128:
+		storeC(dt, b, off, cplx{re: float64(v)})
 	default: // reduced floats: through float32, as c10 converts
 		storeF(dt, b, off, float64(float32(v)))
 	}

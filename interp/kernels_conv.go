@@ -60,7 +60,7 @@ func kConvolution(c *call) ([]any, error) {
 			return nil, err
 		}
 		if tr {
-			return nil, fmt.Errorf("transposed convolution is not supported by the interpreter")
+			return kConvTranspose(c, x, w, bias)
 		}
 	}
 	unbatched := x.Dim() == w.Dim()-1
@@ -191,6 +191,7 @@ func indexTable(shape []int64) []int64 {
 type poolGeom struct {
 	k, st, pad, dil []int64
 	ceil, countPad  bool
+	divisor         int64 // avg_pool2d's divisor_override; 0 when None
 }
 
 func poolArgs(c *call, avg bool) (*poolGeom, error) {
@@ -219,6 +220,18 @@ func poolArgs(c *call, avg bool) (*poolGeom, error) {
 	if avg && c.has("count_include_pad") {
 		if g.countPad, err = c.bool("count_include_pad"); err != nil {
 			return nil, err
+		}
+	}
+	if avg && c.has("divisor_override") {
+		d, ok, err := c.optInt("divisor_override")
+		if err != nil {
+			return nil, err
+		}
+		if ok && d == 0 {
+			return nil, fmt.Errorf("divisor must be not zero")
+		}
+		if ok {
+			g.divisor = d
 		}
 	}
 	return g, nil
@@ -290,6 +303,9 @@ func (g *poolGeom) window(plane []float64, h, w, i, j int64, avg bool) (float64,
 		}
 	}
 	if avg {
+		if g.divisor != 0 {
+			cnt = g.divisor
+		}
 		return sum / float64(max(cnt, 1)), 0, 0
 	}
 	return best, at, wo

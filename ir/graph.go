@@ -19,7 +19,10 @@ type Module struct {
 
 // Graph is one FX graph: placeholders, nodes in topological order, outputs.
 type Graph struct {
-	Name    string // header class name ("GraphModule", "<lambda>") or "" for bare code
+	Name string // header class name ("GraphModule", "<lambda>") or "" for bare code
+	// Title says where the graph came from when the input held several
+	// ("[0/0] aot_forward_graph" in a TORCH_TRACE log); printed as a comment.
+	Title   string
 	Inputs  []*Value
 	Nodes   []*Node
 	Outputs []Arg
@@ -188,6 +191,33 @@ func (g *Graph) InsertBefore(n, at *Node) *Node {
 	g.Nodes[i] = n
 	n.addUses()
 	return n
+}
+
+// InsertBeforeEach inserts, in one pass over the graph, each list ins[at]
+// right before node at, in list order; the list under the nil key is
+// appended. Linear in the graph, where one InsertBefore per node is
+// quadratic.
+func (g *Graph) InsertBeforeEach(ins map[*Node][]*Node) {
+	total := 0
+	for _, ns := range ins {
+		total += len(ns)
+	}
+	if total == 0 {
+		return
+	}
+	out := make([]*Node, 0, len(g.Nodes)+total)
+	add := func(ns []*Node) {
+		for _, n := range ns {
+			out = append(out, n)
+			n.addUses()
+		}
+	}
+	for _, m := range g.Nodes {
+		add(ins[m])
+		out = append(out, m)
+	}
+	add(ins[nil])
+	g.Nodes = out
 }
 
 func (g *Graph) indexOf(n *Node) int {

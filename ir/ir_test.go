@@ -184,3 +184,22 @@ func (f fakeOp) CheckCall(nargs int, kw []string) error {
 }
 
 func (f fakeOp) Mutates() bool { return f.mutates }
+
+// InsertBeforeEach places each list before its anchor, in list order, the
+// nil list at the end, and registers the new nodes' uses.
+func TestInsertBeforeEach(t *testing.T) {
+	g, neg, relu := buildChain(t)
+	x := g.Inputs[0]
+	mk := func(name string) *ir.Node {
+		return g.NewNode(name, "aten::abs.default", ir.FormOp, []ir.Arg{ir.ValueArg(x)}, nil, 1)
+	}
+	a, b, c, d := mk("a"), mk("b"), mk("c"), mk("d")
+	g.InsertBeforeEach(map[*ir.Node][]*ir.Node{neg: {a, b}, relu: {c}, nil: {d}})
+	var names []string
+	for _, n := range g.Nodes {
+		names = append(names, n.Name)
+	}
+	assert.Equal(t, []string{"a", "b", "neg", "c", "relu", "d"}, names)
+	assert.Equal(t, 5, x.NumUses(), "neg and the four inserted nodes")
+	require.NoError(t, ir.Verify(g, ir.StageParsed))
+}

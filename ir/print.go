@@ -32,6 +32,9 @@ func (g *Graph) write(b *strings.Builder) {
 	if name == "" {
 		name = "GraphModule"
 	}
+	if g.Title != "" {
+		b.WriteString("# " + strings.ReplaceAll(g.Title, "\n", " ") + "\n")
+	}
 	b.WriteString("class " + name + "(torch.nn.Module):\n")
 	b.WriteString("    def forward(self")
 	for _, v := range g.Inputs {
@@ -268,7 +271,7 @@ var operatorSymbols = map[string]string{
 	"operator.floordiv": "//", "operator.mod": "%", "operator.pow": "**",
 	"operator.eq": "==", "operator.ne": "!=", "operator.lt": "<", "operator.le": "<=",
 	"operator.gt": ">", "operator.ge": ">=", "operator.and_": "&", "operator.or_": "|",
-	"operator.xor": "^", "operator.lshift": "<<", "operator.rshift": ">>",
+	"operator.xor": "^", "operator.lshift": "<<", "operator.rshift": ">>", "operator.matmul": "@",
 }
 
 // OperatorTarget returns the operator target for an infix symbol.

@@ -43,9 +43,9 @@ func (t *TensorType) Numel() sym.Expr {
 // Clone returns a deep copy (slices are copied; expressions are immutable).
 func (t *TensorType) Clone() *TensorType {
 	c := *t
-	c.Shape = append([]sym.Expr(nil), t.Shape...)
-	if t.Strides != nil {
-		c.Strides = append([]sym.Expr(nil), t.Strides...)
+	c.Shape = append(make([]sym.Expr, 0, len(t.Shape)), t.Shape...)
+	if t.Strides != nil { // a 0-dim tensor's empty stride list is known, not missing
+		c.Strides = append(make([]sym.Expr, 0, len(t.Strides)), t.Strides...)
 	}
 	return &c
 }

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
 )
@@ -105,26 +106,33 @@ func sharedReduce(k *Kernel) ([]sym.Expr, bool) {
 	return r, r != nil
 }
 
-// matchSpaces finds how c's iteration space fits g's.
+// matchSpaces finds how c's iteration space fits g's. Spaces compare as
+// lists of sizes after size-1 ranges are dropped, in loop order or after
+// reordering loops (a reduction over a middle dim has [B, N] reduce [M],
+// its pointwise prologue [B, M, N]): among the orders that fit, the first
+// under which c reads every value g writes where g wrote it (the index
+// expressions, renamed, are equal) wins; loop order itself when nothing
+// tells them apart.
 func matchSpaces(g, c *Kernel) (mergePlan, string) {
-	n := len(g.Outer)
 	space := sizesString(g.Outer)
 	if allOuterLevel(c) {
-		if sym.EqualLists(c.Outer, g.Outer) {
-			return mergePlan{kind: caseOuter, why: "same iteration space " + space}, ""
+		var plans []mergePlan
+		for _, p := range reorderings(c.Outer, g.Outer) {
+			plans = append(plans, mergePlan{kind: caseOuter, cRename: renameTo(p, OuterVar, g.Outer, nil),
+				why: "same iteration space " + space + reorderNote(p)})
 		}
-		if len(c.Outer) > n && sym.EqualLists(c.Outer[:n], g.Outer) {
-			tail := c.Outer[n:]
-			for _, st := range g.Stages {
-				if len(st.Reduce) > 0 && sym.EqualLists(st.Reduce, tail) {
-					m := map[string]sym.Expr{}
-					for i := range tail {
-						m[OuterVar(n+i)] = sym.Symbol(ReduceVar(i))
-					}
-					return mergePlan{kind: caseRStage, reduce: st.Reduce, cRename: m,
-						why: fmt.Sprintf("iteration space %s is %s reduce %s", sizesString(c.Outer), space, sizesString(tail))}, ""
-				}
+		for _, st := range g.Stages {
+			if len(st.Reduce) == 0 {
+				continue
 			}
+			target := append(append([]sym.Expr{}, g.Outer...), st.Reduce...)
+			for _, p := range reorderings(c.Outer, target) {
+				plans = append(plans, mergePlan{kind: caseRStage, reduce: st.Reduce, cRename: renameTo(p, OuterVar, g.Outer, st.Reduce),
+					why: fmt.Sprintf("iteration space %s is %s reduce %s%s", sizesString(c.Outer), space, sizesString(st.Reduce), reorderNote(p))})
+			}
+		}
+		if pl, ok := pickPlan(g, c, plans); ok {
+			return pl, ""
 		}
 		return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", sizesString(c.Outer), describeKernelSpace(g))
 	}
@@ -132,15 +140,129 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 		return mergePlan{kind: caseAppend, why: "reduction over the same outer space " + space}, ""
 	}
 	r, ok := sharedReduce(c)
-	if ok && allOuterLevel(g) && len(g.Stages) == 1 && sym.EqualLists(g.Outer, append(append([]sym.Expr{}, c.Outer...), r...)) {
-		m := map[string]sym.Expr{}
-		for i := range r {
-			m[OuterVar(len(c.Outer)+i)] = sym.Symbol(ReduceVar(i))
+	if ok && allOuterLevel(g) && len(g.Stages) == 1 {
+		var plans []mergePlan
+		target := append(append([]sym.Expr{}, c.Outer...), r...)
+		for _, p := range reorderings(g.Outer, target) {
+			plans = append(plans, mergePlan{kind: caseResplit, reduce: r, gRename: renameTo(p, OuterVar, c.Outer, r),
+				why: fmt.Sprintf("producer space %s re-split as %s reduce %s%s", space, sizesString(c.Outer), sizesString(r), reorderNote(p))})
 		}
-		return mergePlan{kind: caseResplit, reduce: r, gRename: m,
-			why: fmt.Sprintf("producer space %s re-split as %s reduce %s", space, sizesString(c.Outer), sizesString(r))}, ""
+		if pl, ok := pickPlan(g, c, plans); ok {
+			return pl, ""
+		}
 	}
 	return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", describeKernelSpace(c), describeKernelSpace(g))
+}
+
+// maxReorderings bounds the loop orders tried for one pair of kernels
+// (equal sizes make many: [4, 4, 4, 4] has 24).
+const maxReorderings = 24
+
+// reorderings lists the bijections p, from[i] ↦ to[p[i]], between two
+// lists of loop sizes with equal sizes paired, loop order first.
+func reorderings(from, to []sym.Expr) [][]int {
+	if len(from) != len(to) {
+		return nil
+	}
+	var out [][]int
+	p := make([]int, len(from))
+	used := make([]bool, len(to))
+	var walk func(i int)
+	walk = func(i int) {
+		if len(out) >= maxReorderings {
+			return
+		}
+		if i == len(from) {
+			out = append(out, slices.Clone(p))
+			return
+		}
+		for j := range to {
+			if !used[j] && sym.Equal(from[i], to[j]) {
+				used[j], p[i] = true, j
+				walk(i + 1)
+				used[j] = false
+			}
+		}
+	}
+	walk(0)
+	return out
+}
+
+// renameTo maps variable i of the reordered kernel (named by name) to the
+// target's variable p[i]: an outer one (x) below len(outer), else a
+// reduction one (r). nil when nothing moves.
+func renameTo(p []int, name func(int) string, outer, reduce []sym.Expr) map[string]sym.Expr {
+	m := map[string]sym.Expr{}
+	for i, j := range p {
+		v := OuterVar(j)
+		if j >= len(outer) {
+			v = ReduceVar(j - len(outer))
+		}
+		if v != name(i) {
+			m[name(i)] = sym.Symbol(v)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func isIdentity(p []int) bool {
+	for i, j := range p {
+		if i != j {
+			return false
+		}
+	}
+	return true
+}
+
+// reorderNote says in a remark that loops were reordered to match.
+func reorderNote(p []int) string {
+	if isIdentity(p) {
+		return ""
+	}
+	return fmt.Sprintf(" (loops reordered %v)", p)
+}
+
+// pickPlan is the first plan under which every load in c of a buffer g
+// writes reads an index g stores at, or the first plan when c reads
+// nothing g writes; ok is false when there are none.
+func pickPlan(g, c *Kernel, plans []mergePlan) (mergePlan, bool) {
+	if len(plans) == 0 {
+		return mergePlan{}, false
+	}
+	stores := map[*Buffer][]sym.Expr{}
+	for _, st := range g.Stages {
+		for _, in := range st.Body {
+			if in.Op == OpStore {
+				stores[in.Access.Buffer] = append(stores[in.Access.Buffer], in.Access.Index)
+			}
+		}
+	}
+	for _, pl := range plans {
+		if readsWhereWritten(c, stores, &pl) {
+			return pl, true
+		}
+	}
+	return plans[0], true
+}
+
+// readsWhereWritten: under pl, each of c's loads of a buffer in stores
+// reads at one of its store indexes.
+func readsWhereWritten(c *Kernel, stores map[*Buffer][]sym.Expr, pl *mergePlan) bool {
+	for _, st := range c.Stages {
+		for _, in := range st.Body {
+			if in.Op != OpLoad || len(stores[in.Access.Buffer]) == 0 {
+				continue
+			}
+			idx := substVars(in.Access.Index, pl.cRename)
+			if !slices.ContainsFunc(stores[in.Access.Buffer], func(e sym.Expr) bool { return sym.Equal(idx, substVars(e, pl.gRename)) }) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // describeKernelSpace prints a kernel's space: "[8, 4]" or "[8] reduce [4]".

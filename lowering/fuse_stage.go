@@ -17,7 +17,7 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 		st := g.k.Stages[0]
 		renameStageVars(st, pl.gRename)
 		st.Reduce = slices.Clone(pl.reduce)
-		g.k.Outer = g.k.Outer[:len(g.k.Outer)-len(pl.reduce)]
+		g.k.Outer = slices.Clone(c.Outer)
 		// The innermost outer range changed: the proven width no longer
 		// describes it.
 		g.k.Vec = 1
@@ -28,9 +28,15 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 			}
 		}
 	}
+	for _, st := range c.Stages {
+		renameStageVars(st, pl.cRename)
+	}
 	if pl.kind == caseRStage {
-		renameStageVars(c.Stages[0], pl.cRename)
 		c.Stages[0].Reduce = slices.Clone(pl.reduce)
+	}
+	if pl.cRename != nil && pl.kind == caseOuter {
+		// c's innermost loop changed: its accesses lost the proven width.
+		g.k.Vec = 1
 	}
 	repl := map[*Instr]*Instr{}
 	for i, st := range c.Stages {

@@ -62,6 +62,7 @@ type checkOpts struct {
 	override func(string, *interp.Tensor) *interp.Tensor // input by name
 	fuse     bool                                        // run the scheduler before evaluating
 	cfg      passes.Config
+	pipeline string // "": defaultPipeline
 }
 
 // intInputs overrides integer inputs by name.
@@ -106,7 +107,11 @@ func runChecked(t *testing.T, src string, o checkOpts) *lowering.Program {
 // inputs, overridden by name.
 func lowerChecked(t *testing.T, src string, o checkOpts) (*ir.Graph, *lowering.Program, []any) {
 	t.Helper()
-	g, ctx := fxtest.Run(t, t.Name()+".fx", src, defaultPipeline, o.cfg)
+	pipeline := defaultPipeline
+	if o.pipeline != "" {
+		pipeline = o.pipeline
+	}
+	g, ctx := fxtest.Run(t, t.Name()+".fx", src, pipeline, o.cfg)
 	require.False(t, ctx.Diags.HasErrors(), "%v", ctx.Diags.Items)
 	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
 	require.NoError(t, err)
@@ -427,4 +432,9 @@ var evalFns = map[string]func(a []float64) float64{
 	"reciprocal": func(a []float64) float64 { return 1 / a[0] },
 	"exp":        func(a []float64) float64 { return math.Exp(a[0]) },
 	"log":        func(a []float64) float64 { return math.Log(a[0]) },
+	"neg":        func(a []float64) float64 { return -a[0] },
+	"tanh":       func(a []float64) float64 { return math.Tanh(a[0]) },
+	"sigmoid":    func(a []float64) float64 { return 1 / (1 + math.Exp(-a[0])) },
+	"abs":        func(a []float64) float64 { return math.Abs(a[0]) },
+	"logical_or": func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
 }

@@ -10,8 +10,11 @@ import (
 
 // The scatter inverses functionalization creates (slice_scatter(self, src,
 // ...) = self with the slice view replaced by src) and the functional
-// copies of views (split_copy): a copy kernel and a kernel writing through
-// the view's layout, computed here from the view's arguments.
+// copies of views (split_copy). A scatter whose view is a box of the base
+// (select, slice, diagonal) is one pointwise kernel over the result, as
+// Inductor lowers it: where(the index lies in the view, src at the view
+// position, self). Others (as_strided) are a copy kernel and a kernel
+// writing through the view's layout, computed from the view's arguments.
 
 // viewLayoutFn computes the layout of a view of base from the call's view
 // arguments; the view's shape is given (src's, or the result's).
@@ -19,9 +22,9 @@ type viewLayoutFn func(c *ops.Call, base Layout, shape []sym.Expr) (Layout, erro
 
 func scatterRules() map[string]rule {
 	return map[string]rule{
-		"slice_scatter":         scatterInto(sliceLayout),
-		"select_scatter":        scatterInto(selectLayout),
-		"diagonal_scatter":      scatterInto(diagonalLayout),
+		"slice_scatter":         scatterWhere(slicePlace),
+		"select_scatter":        scatterWhere(selectPlace),
+		"diagonal_scatter":      scatterWhere(diagonalPlace),
 		"as_strided_scatter":    scatterInto(asStridedLayout),
 		"split_copy.Tensor":     lowerSplitCopy,
 		"split_with_sizes_copy": lowerSplitCopy,

@@ -252,6 +252,18 @@ var schedFns = map[string]func(a []float64) float64{
 	"log":        func(a []float64) float64 { return math.Log(a[0]) },
 	"sigmoid":    func(a []float64) float64 { return 1 / (1 + math.Exp(-a[0])) },
 	"reciprocal": func(a []float64) float64 { return 1 / a[0] },
+	// Predicates and selection (scatters lowered as where(inside, src, self)).
+	"eq": func(a []float64) float64 { return b2f(a[0] == a[1]) }, "ne": func(a []float64) float64 { return b2f(a[0] != a[1]) },
+	"lt": func(a []float64) float64 { return b2f(a[0] < a[1]) }, "le": func(a []float64) float64 { return b2f(a[0] <= a[1]) },
+	"gt": func(a []float64) float64 { return b2f(a[0] > a[1]) }, "ge": func(a []float64) float64 { return b2f(a[0] >= a[1]) },
+	"logical_and": func(a []float64) float64 { return b2f(a[0] != 0 && a[1] != 0) },
+	"logical_or":  func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"where": func(a []float64) float64 {
+		if a[0] != 0 {
+			return a[1]
+		}
+		return a[2]
+	},
 }
 
 func (e *schedEval) instr(in *Instr, vals map[*Instr]float64) {

@@ -60,6 +60,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 		p.Remarks = append(p.Remarks, "fusion disabled: one kernel per node")
 		return stats, nil
 	}
+	inlineCheap(p)
 	s := newScheduler(p, opts.withDefaults(), &stats)
 	for _, k := range p.Kernels {
 		s.schedule(k)

@@ -78,6 +78,9 @@ type Op struct {
 	DataDep bool
 	// Doc is a one-line note for the coverage table.
 	Doc string
+	// FromPyTorch marks an entry kiln does not declare: its schema comes
+	// from PyTorch's table (ops/pytorch_schemas.txt) and it has no meta rule.
+	FromPyTorch bool
 
 	name string // cached qualified name
 }
@@ -146,6 +149,9 @@ func (o *Op) IsPure() bool { return !o.Random && !o.Effects && !o.Mutates() && !
 
 // IsDataDependent reports whether results depend on tensor data.
 func (o *Op) IsDataDependent() bool { return o.DataDep }
+
+// HasMeta reports whether kiln has a meta rule for the op (ir.MetaFacet).
+func (o *Op) HasMeta() bool { return o.Meta != nil }
 
 // NumResults is the number of results; variadic when the schema returns a
 // list (split, unbind).

@@ -52,18 +52,24 @@ func (r *Registry) Schema(target string) ir.OpSchema {
 }
 
 // Lookup resolves "ns::name.overload"; an overload packet "ns::name"
-// resolves to its default overload, or to its only one.
+// resolves to its default overload, or to its only one. Ops kiln does not
+// declare resolve to PyTorch's schema for them (FromPyTorch, no meta rule).
 func (r *Registry) Lookup(target string) *Op {
 	for reg := r; reg != nil; reg = reg.parent {
 		if op := reg.ops[target]; op != nil {
 			return op
 		}
 	}
+	ix := pytorchIndex()
 	if strings.Contains(target[strings.Index(target, "::")+1:], ".") {
-		return nil
+		return ix.op(target)
 	}
-	if op := r.Lookup(target + ".default"); op != nil {
-		return op
+	// A packet resolves among kiln's overloads first: `aten::sym_size` is
+	// sym_size.int, which kiln declares, not PyTorch's sym_size.default.
+	for reg := r; reg != nil; reg = reg.parent {
+		if op := reg.ops[target+".default"]; op != nil {
+			return op
+		}
 	}
 	var overloads []string
 	for reg := r; reg != nil; reg = reg.parent {
@@ -71,6 +77,20 @@ func (r *Registry) Lookup(target string) *Op {
 	}
 	if len(overloads) == 1 {
 		return r.Lookup(overloads[0])
+	}
+	if len(overloads) == 0 {
+		if q := ix.packetOverload(target); q != "" {
+			return ix.op(q)
+		}
+	}
+	return nil
+}
+
+// Declared finds an op that kiln itself declares (a table row or a custom
+// op), ignoring the schemas taken from PyTorch.
+func (r *Registry) Declared(target string) *Op {
+	if op := r.Lookup(target); op != nil && !op.FromPyTorch {
+		return op
 	}
 	return nil
 }

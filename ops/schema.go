@@ -221,10 +221,7 @@ func (p *schemaParser) schema(defNS string) (*Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.Name != "" {
-			return nil, fmt.Errorf("a single return cannot be named (%q); use parentheses", r.Name)
-		}
-		s.Returns = []Param{r}
+		s.Returns = []Param{r} // PyTorch allows a name here (`-> Tensor Y`)
 		s.VarRet = r.Type.List
 	}
 	if p.peek() != 0 {
@@ -286,22 +283,27 @@ func (p *schemaParser) param(args, kwOnly bool) (Param, error) {
 
 func (p *schemaParser) paramType() (ParamType, *Alias, error) {
 	var t ParamType
-	name := p.ident()
+	name, err := p.typeName()
+	if err != nil {
+		return t, nil, err
+	}
 	base, ok := baseTypeNames[name]
+	if !ok {
+		base, ok = opaqueType(name)
+	}
 	if !ok {
 		return t, nil, fmt.Errorf("unknown type %q at offset %d", name, p.pos)
 	}
 	t.Base, t.Spelling = base, name
 	var alias *Alias
-	if p.pos < len(p.src) && p.src[p.pos] == '(' {
-		a, err := p.alias()
-		if err != nil {
-			return t, nil, err
-		}
-		alias = a
-	}
 	for p.pos < len(p.src) {
 		switch c := p.src[p.pos]; {
+		case c == '(' && alias == nil: // `Tensor(a!)`, and after a list: `t[](a!)`
+			a, err := p.alias()
+			if err != nil {
+				return t, nil, err
+			}
+			alias = a
 		case c == '?' && !t.List:
 			p.pos++
 			if p.pos < len(p.src) && p.src[p.pos] == '[' {
@@ -329,6 +331,54 @@ func (p *schemaParser) paramType() (ParamType, *Alias, error) {
 		}
 	}
 	return t, alias, nil
+}
+
+// typeName reads a type's name: an identifier, a TorchScript class
+// (`__torch__.torch.classes.quantized.LinearPackedParamsBase`), a
+// container with its element types (`Dict(str, t)`, `Future(t)`), or a
+// tuple (`(Tensor, t)`), which kiln keeps whole as its spelling.
+func (p *schemaParser) typeName() (string, error) {
+	p.skipSpace()
+	start := p.pos
+	if p.peek() != '(' {
+		for p.pos < len(p.src) && (isIdentByte(p.src[p.pos]) || p.src[p.pos] == '.') {
+			p.pos++
+		}
+		switch p.src[start:p.pos] {
+		case "Dict", "Future", "RRef", "Await", "Union", "Optional", "List", "Tuple":
+		default:
+			return p.src[start:p.pos], nil
+		}
+	}
+	depth := 0
+	for ; p.pos < len(p.src); p.pos++ {
+		switch p.src[p.pos] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				p.pos++
+				return p.src[start:p.pos], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("unclosed type at offset %d", start)
+}
+
+// opaqueType maps the TorchScript-only types of PyTorch's schema table
+// (containers, classes, type variables) to TAny: kiln never evaluates
+// them, but their ops' arity and aliasing are still known.
+func opaqueType(name string) (BaseType, bool) {
+	switch {
+	case name == "int64_t":
+		return TInt, true
+	case strings.HasPrefix(name, "__torch__."), strings.HasPrefix(name, "("), strings.Contains(name, "("),
+		name == "t1", name == "t2", name == "tVal", name == "AnyEnumType", name == "QScheme", name == "PyObject",
+		name == "AnyClassType", name == "AnyType", name == "NoneType", name == "Capsule":
+		return TAny, true
+	}
+	return 0, false
 }
 
 func (p *schemaParser) alias() (*Alias, error) {
@@ -362,6 +412,8 @@ func (p *schemaParser) defaultText() string {
 	for ; p.pos < len(p.src); p.pos++ {
 		c := p.src[p.pos]
 		switch {
+		case inStr != 0 && c == '\\':
+			p.pos++ // an escaped character inside a string default
 		case inStr != 0:
 			if c == inStr {
 				inStr = 0

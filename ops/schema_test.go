@@ -49,10 +49,15 @@ func TestParseSchema(t *testing.T) {
 	s, _ = ParseSchema(cases[4], "aten")
 	assert.Empty(t, s.Returns)
 
-	for _, bad := range []string{"foo", "foo(Tensor) -> Tensor", "foo(Blob x) -> Tensor", "foo(Tensor x) -> Tensor junk", "foo(Tensor(a x) -> Tensor"} {
+	for _, bad := range []string{"foo", "foo(Tensor) -> Tensor", "foo(Blob x) -> Tensor", "foo(Tensor x) -> Tensor junk junk2", "foo(Tensor(a x) -> Tensor"} {
 		_, err := ParseSchema(bad, "aten")
 		assert.Error(t, err, bad)
 	}
+	// PyTorch names single returns in its own table (`-> Tensor Y`;
+	// torch._C.parse_schema accepts it): the name is kept, not an error.
+	s, err = ParseSchema("_quantized::add(Tensor qa, Tensor qb, float scale, int zero_point) -> Tensor qc", "aten")
+	require.NoError(t, err)
+	assert.Equal(t, "qc", s.Returns[0].Name)
 }
 
 func TestBind(t *testing.T) {

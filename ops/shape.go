@@ -299,7 +299,14 @@ func product(es []sym.Expr) sym.Expr {
 }
 
 // copyExprs copies a slice of expressions.
-func copyExprs(es []sym.Expr) []sym.Expr { return append([]sym.Expr(nil), es...) }
+// copyExprs copies es; an empty list stays non-nil (a 0-dim tensor's strides
+// are known and print as []), nil stays nil (unknown).
+func copyExprs(es []sym.Expr) []sym.Expr {
+	if es == nil {
+		return nil
+	}
+	return append(make([]sym.Expr, 0, len(es)), es...)
+}
 
 // needDims fails for a 0-dim tensor where the op indexes a dimension.
 func needDims(t *ir.TensorType, op string) error {

@@ -39,6 +39,6 @@ func factoryTable() []Entry {
 		{Schema: "bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", Kind: KindRandom, Meta: selfRule(metaClone), Random: true},
 		{Schema: "prims::inductor_seeds(int count, Device device) -> Tensor", Kind: KindRandom, Meta: metaInductorSeeds, Random: true},
 		{Schema: "prims::inductor_lookup_seed(Tensor seeds, int index) -> Tensor", Kind: KindRandom, Meta: metaInductorLookupSeed},
-		{Schema: "prims::inductor_random(SymInt[] size, Tensor seed, str mode) -> Tensor", Kind: KindRandom, Meta: metaInductorRandom, Random: true},
+		{Schema: "prims::inductor_random(SymInt[] size, Tensor seed, str mode, *, ScalarType? align_dtype=None) -> Tensor", Kind: KindRandom, Meta: metaInductorRandom, Random: true},
 	}
 }

@@ -18,7 +18,7 @@ func dataDepTable() []Entry {
 		d("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", metaUnique),
 		d("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)", metaUnique),
 		d("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", metaRepeatInterleave),
-		d("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", selfRule(metaBincount)),
+		d("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", selfRule(metaBincount)),
 		{Schema: "repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor", Kind: KindShape, Meta: selfRule(metaRepeatInterleaveSelfInt)},
 	}
 }
@@ -55,10 +55,10 @@ func shapeTable() []Entry {
 		r("repeat(Tensor self, SymInt[] repeats) -> Tensor", metaRepeat),
 		r("flip(Tensor self, int[] dims) -> Tensor", metaPreserve),
 		r("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", metaSameShape),
-		r("tril(Tensor self, int diagonal=0) -> Tensor", metaSameShape),
-		r("triu(Tensor self, int diagonal=0) -> Tensor", metaSameShape),
-		r("tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", metaSelfInplace),
-		r("triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", metaSelfInplace),
+		r("tril(Tensor self, SymInt diagonal=0) -> Tensor", metaSameShape),
+		r("triu(Tensor self, SymInt diagonal=0) -> Tensor", metaSameShape),
+		r("tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", metaSelfInplace),
+		r("triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)", metaSelfInplace),
 	}
 }
 
@@ -114,11 +114,11 @@ func collectiveTable() []Entry {
 		return Entry{Schema: schema, Kind: KindCollective, Meta: selfRule(rule), Effects: true}
 	}
 	return []Entry{
-		c("_c10d_functional::all_reduce(Tensor input, str reduce_op, str group_name) -> Tensor", metaCollectiveSame),
-		c("_c10d_functional::all_to_all_single(Tensor input, SymInt[] output_split_sizes, SymInt[] input_split_sizes, str group_name) -> Tensor", metaAllToAllSingle),
-		c("_c10d_functional::all_gather_into_tensor(Tensor input, int group_size, str group_name) -> Tensor", metaAllGather),
-		c("_c10d_functional::reduce_scatter_tensor(Tensor input, str reduce_op, int group_size, str group_name) -> Tensor", metaReduceScatter),
-		c("_c10d_functional::broadcast(Tensor input, int src, str group_name) -> Tensor", metaCollectiveSame),
+		c("_c10d_functional::all_reduce(Tensor input, Any reduce_op, Any group_name) -> Tensor", metaCollectiveSame),
+		c("_c10d_functional::all_to_all_single(Tensor input, SymInt[] output_split_sizes, SymInt[] input_split_sizes, Any group_name) -> Tensor", metaAllToAllSingle),
+		c("_c10d_functional::all_gather_into_tensor(Tensor input, int group_size, Any group_name) -> Tensor", metaAllGather),
+		c("_c10d_functional::reduce_scatter_tensor(Tensor input, str reduce_op, int group_size, Any group_name) -> Tensor", metaReduceScatter),
+		c("_c10d_functional::broadcast(Tensor input, int src, Any group_name) -> Tensor", metaCollectiveSame),
 		c("_c10d_functional::wait_tensor(Tensor tensor) -> Tensor", ruleAlias),
 	}
 }

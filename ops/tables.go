@@ -6,7 +6,8 @@ func builtinTables() []Entry {
 	var all []Entry
 	for _, t := range [][]Entry{
 		pointwiseTable(), viewTable(), castTable(), reduceTable(), factoryTable(), matmulTable(),
-		nnTable(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
+		nnTable(), backwardTable(), miscTable11(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
+		conformanceTable(), linalgTable(), fftTable(),
 	} {
 		all = append(all, t...)
 	}

@@ -29,11 +29,16 @@ func Parse(text string) (*Pipeline, error) {
 		if err := checkOptions(info, opts); err != nil {
 			return nil, err
 		}
-		pass, err := info.New(opts)
+		step := Step{Info: info, Options: opts}
+		if info.NewUnit != nil {
+			step.Unit, err = info.NewUnit(opts)
+		} else {
+			step.Pass, err = info.New(opts)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: pass %s: %w", name, err)
 		}
-		p.Steps = append(p.Steps, Step{Info: info, Options: opts, Pass: pass})
+		p.Steps = append(p.Steps, step)
 	}
 	if err := p.checkOrder(); err != nil {
 		return nil, err

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/kiln-compiler/kiln/codegen/dot"
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/driver"
 	"github.com/kiln-compiler/kiln/passes"
@@ -62,7 +59,7 @@ func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, 
 	}
 	printDiags(stderr, run.Diags.Items)
 	if pf.timePasses {
-		printTimes(stderr, run.Results)
+		printTimes(stderr, run)
 	}
 	if run.Diags.HasErrors() {
 		return run, 1
@@ -79,9 +76,10 @@ func printDiags(w io.Writer, ds []diag.Diagnostic) {
 	}
 }
 
-func printTimes(w io.Writer, results []*passes.Result) {
+func printTimes(w io.Writer, run *driver.Run) {
 	fmt.Fprintln(w, "pass timings:")
-	for gi, r := range results {
+	fmt.Fprintf(w, "  %-22s %10s\n", "parse", run.Parse.Duration)
+	for gi, r := range run.Results {
 		if r == nil {
 			continue
 		}
@@ -111,42 +109,11 @@ func runDot(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run == nil || run.Module == nil {
 		return status
 	}
-	var text strings.Builder
-	for _, g := range run.Module.Graphs {
-		text.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items}))
-	}
-	if err := writeDot(out, text.String(), stdout); err != nil {
+	if err := driver.WriteDot(out, run, stdout); err != nil {
 		fmt.Fprintf(stderr, "kiln dot: %v\n", err)
 		return 1
 	}
 	return status
-}
-
-func writeDot(out, text string, stdout io.Writer) error {
-	switch {
-	case out == "":
-		_, err := io.WriteString(stdout, text)
-		return err
-	case strings.HasSuffix(out, ".svg"):
-		svg, err := dot.SVG(context.Background(), firstDigraph(text))
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, svg, 0o644)
-	}
-	return os.WriteFile(out, []byte(text), 0o644)
-}
-
-// firstDigraph keeps the first graph of a multi-graph DOT text: an SVG file
-// holds one drawing.
-func firstDigraph(text string) string {
-	if text == "" {
-		return "digraph G {}\n"
-	}
-	if i := strings.Index(text[1:], "\ndigraph "); i >= 0 {
-		return text[:i+2]
-	}
-	return text
 }
 
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -157,7 +124,7 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitMisuse
 	}
-	for _, info := range passes.All() {
+	for _, info := range driver.Table() {
 		fmt.Fprintf(stdout, "%-14s %s\n", info.Name, info.Summary)
 		for _, o := range info.Options {
 			fmt.Fprintf(stdout, "%-14s   %s: %s\n", "", o.Name, o.Doc)
@@ -165,6 +132,7 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, r := range info.Requires {
 			fmt.Fprintf(stdout, "%-14s   after %s: %s\n", "", r.Pass, r.Reason)
 		}
+		fmt.Fprintf(stdout, "%-14s   checks: %s\n", "", driver.Checks(info))
 	}
 	return 0
 }

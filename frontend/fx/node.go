@@ -3,7 +3,9 @@ package fx
 import (
 	"strings"
 
+	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // valueOrNode creates the node for a right-hand side; it returns nil when
@@ -127,10 +129,9 @@ func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args 
 			nres = 0 // getitem statements add results as they name them
 		}
 	}
-	if schema == nil && !gb.p.warnedOps[target] {
+	if !gb.p.warnedOps[target] {
 		gb.p.warnedOps[target] = true
-		gb.p.warn(gb.p.posIn(l, e.col), "unknown-op", "declare it in a custom-op file to give it a meta rule",
-			"op %s is not in kiln's registry; kept as an opaque node", target)
+		gb.warnOpGap(gb.p.posIn(l, e.col), target, schema)
 	}
 	n := gb.add(l, e, name, target, ir.FormOp, args, kwargs, nres)
 	n.Op = schema
@@ -141,6 +142,24 @@ func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args 
 		}
 	}
 	return n, nil
+}
+
+// warnOpGap warns about an op kiln cannot type: one PyTorch does not have
+// (with the closest name PyTorch has), or one whose schema kiln knows
+// from PyTorch's table but which has no meta rule.
+func (gb *graphBuilder) warnOpGap(pos diag.Pos, target string, schema ir.OpSchema) {
+	if schema == nil {
+		hint := "declare it in a custom-op file to give it a meta rule"
+		if s := ops.Default().Suggest(target); s != "" {
+			hint = "did you mean " + s + "? If it is a custom op, declare it in a custom-op file to give it a meta rule"
+		}
+		gb.p.warn(pos, "unknown-op", hint, "op %s is not in kiln's registry nor in PyTorch %s; kept as an opaque node", target, ops.PyTorchVersion())
+		return
+	}
+	if op, ok := schema.(*ops.Op); ok && op.Meta == nil {
+		gb.p.warn(pos, "no-meta-rule", "annotate its results in the input (PyTorch prints them with TORCH_LOGS), or declare a shape rule in a custom-op file (ops/CUSTOM_OPS.md)",
+			"op %s is a PyTorch op kiln has no meta rule for: its results are typed only from their annotations, and kiln cannot run or lower it", op.QualifiedName())
+	}
 }
 
 func (gb *graphBuilder) add(l *logical, e *pyExpr, name, target string, form ir.CallForm, args []ir.Arg, kwargs []ir.Kwarg, nres int) *ir.Node {

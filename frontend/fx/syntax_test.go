@@ -230,3 +230,22 @@ func TestMalformed(t *testing.T) {
 		})
 	}
 }
+
+// TestOpGapWarnings: an op PyTorch does not have gets the closest name
+// PyTorch has; a PyTorch op without a kiln meta rule is named with what is
+// missing.
+func TestOpGapWarnings(t *testing.T) {
+	res, err := fx.Parse("t.fx", []byte(`def forward(self, x):
+    a = torch.ops.aten.sofmax.int(x, 0)
+    b = torch.ops.aten._test_ambiguous_defaults.a(x, 1, 2)
+    return (a, b)
+`), fx.Options{Lookup: lookup})
+	require.NoError(t, err)
+	require.Len(t, res.Warnings, 2)
+	assert.Equal(t, "unknown-op", res.Warnings[0].Code)
+	assert.Contains(t, res.Warnings[0].Hint, "did you mean aten::softmax?")
+	assert.Equal(t, "no-meta-rule", res.Warnings[1].Code)
+	assert.Contains(t, res.Warnings[1].Message, "aten::_test_ambiguous_defaults.a")
+	assert.Contains(t, res.Warnings[1].Message, "no meta rule")
+	assert.Equal(t, 3, res.Warnings[1].Pos.Line)
+}

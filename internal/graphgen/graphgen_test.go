@@ -30,3 +30,31 @@ func TestGeneratedGraphsTypeCheck(t *testing.T) {
 		require.NoError(t, ir.Verify(g, ir.StageTyped))
 	}
 }
+
+// Blocks stacks the PyTorch-traced block: the stack parses, every
+// annotation PyTorch printed is what fakeprop infers, and the whole
+// compile pipeline runs without a diagnostic error.
+func TestBlocksTypeCheck(t *testing.T) {
+	src := graphgen.Blocks(graphgen.Config{Nodes: 300})
+	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	g := res.Module.Graphs[0]
+	require.GreaterOrEqual(t, len(g.Nodes), 300*3/4, "getitems fold into their node")
+	require.Len(t, g.Inputs, 1+12*5, "5 layers of 60 statements, 12 weights each")
+	for _, n := range g.Nodes {
+		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
+	}
+	p, err := passes.Parse("fakeprop")
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+	outs := 0
+	g.Outputs[0].Walk(func(v *ir.Value) {
+		outs++
+		require.Equal(t, "bf16[2, 16, 64][1024, 64, 1]cuda:0", v.Type.String())
+	})
+	require.Equal(t, 1, outs)
+}

@@ -438,3 +438,74 @@ func modRange(a, b ival) ival {
 	}
 	return union(parts...)
 }
+
+// Simplify rewrites e with what the facts prove about its floordiv, mod,
+// max and min atoms: x//d is a constant when x's range lies in one
+// multiple of d, Mod(x, d) is x when 0 <= x < d, and a max or min whose
+// ranges do not overlap is its larger or smaller side. Loop indices
+// rebuilt from a flattened offset (lowering's inlining) need it: with x1
+// in [0, 5], (2*x0 + Min(1, x1))//2 is x0.
+func (f *Facts) Simplify(e Expr) Expr {
+	if e.n == nil {
+		return e
+	}
+	n := e.n
+	switch {
+	case n.op == opSym || n.op == opTrue || n.op == opFalse:
+		return e
+	case n.op == opPoly:
+		parts := make([]Expr, 0, len(n.terms)+1)
+		parts = append(parts, Expr{c: n.c})
+		for _, t := range n.terms {
+			p := Expr{c: t.coef}
+			for _, fc := range t.fs {
+				p = Mul(p, powExpr(f.Simplify(Expr{n: fc.atom}), fc.pow))
+			}
+			parts = append(parts, p)
+		}
+		return Sum(parts...)
+	}
+	args := make([]Expr, len(n.args))
+	for i, a := range n.args {
+		args[i] = f.Simplify(a)
+	}
+	switch n.op {
+	case opFloorDiv, opMod:
+		if d, ok := args[1].Const(); ok && d > 0 {
+			lo, hi := f.Range(args[0])
+			if lo != math.MinInt64 && hi != math.MaxInt64 && floorDivInt(lo, d) == floorDivInt(hi, d) {
+				if n.op == opFloorDiv {
+					return Const(floorDivInt(lo, d))
+				}
+				return Sub(args[0], Const(d*floorDivInt(lo, d)))
+			}
+		}
+	case opMax, opMin:
+		if len(args) == 2 {
+			// lower is the side that is never above the other, if either.
+			lower := -1
+			alo, ahi := f.Range(args[0])
+			blo, bhi := f.Range(args[1])
+			if ahi != math.MaxInt64 && ahi <= blo {
+				lower = 0
+			} else if bhi != math.MaxInt64 && bhi <= alo {
+				lower = 1
+			}
+			if lower >= 0 {
+				if n.op == opMax {
+					return args[1-lower]
+				}
+				return args[lower]
+			}
+		}
+	}
+	return rebuild(n.op, args)
+}
+
+func floorDivInt(a, d int64) int64 {
+	q := a / d
+	if a%d != 0 && a < 0 {
+		q--
+	}
+	return q
+}

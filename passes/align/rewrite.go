@@ -189,20 +189,22 @@ func (a *analysis) insertAssertions() bool {
 
 // assertInputs asserts, before the first node, each input taken aligned.
 func (a *analysis) assertInputs() bool {
-	changed := false
 	anchor := firstNode(a.g)
+	var asserts []*ir.Node
 	for _, v := range a.g.Inputs {
 		f := a.facts[v]
 		if f == nil || f.used < GPUAlignBytes || isEmpty(v.Type.Tensor) || hasAssert(v) {
 			continue
 		}
 		n := a.newAssert(v, "", v.Pos, anchor)
-		a.g.InsertBefore(n, anchor)
+		asserts = append(asserts, n)
 		a.assertRemark(n, v, f)
 		a.checkAssert(v, f, v.Pos, v.Name, n)
-		changed = true
 	}
-	return changed
+	// One splice: an InsertBefore per input is quadratic on graphs with
+	// tens of thousands of weights.
+	a.g.InsertBeforeEach(map[*ir.Node][]*ir.Node{anchor: asserts})
+	return len(asserts) > 0
 }
 
 // assertViews asserts, right after its op, each view a kernel reads that
@@ -216,13 +218,21 @@ func (a *analysis) assertViews() bool {
 			}
 		}
 	}
+	next := map[*ir.Node]*ir.Node{} // node → the node after it (nil: last)
+	for i, n := range a.g.Nodes {
+		if i+1 < len(a.g.Nodes) {
+			next[n] = a.g.Nodes[i+1]
+		}
+	}
+	ins := map[*ir.Node][]*ir.Node{}
 	for _, r := range views {
 		f := a.facts[r]
 		n := a.newAssert(r, pyName(r.Def), r.Def.Pos, r.Def)
-		a.g.InsertBefore(n, nextNode(a.g, r.Def))
+		ins[next[r.Def]] = append(ins[next[r.Def]], n)
 		a.assertRemark(n, r, f)
 		a.checkAssert(r, f, r.Def.Pos, r.Def.Name, n)
 	}
+	a.g.InsertBeforeEach(ins)
 	return len(views) > 0
 }
 
@@ -238,15 +248,6 @@ func hasAssert(v *ir.Value) bool {
 		}
 	}
 	return false
-}
-
-func nextNode(g *ir.Graph, n *ir.Node) *ir.Node {
-	for i, m := range g.Nodes {
-		if m == n && i+1 < len(g.Nodes) {
-			return g.Nodes[i+1]
-		}
-	}
-	return nil
 }
 
 // pyName is PyTorch's op name for messages: "aten.view.dtype".

@@ -1,0 +1,27 @@
+package driver_test
+
+import (
+	"go/format"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/driver"
+	"github.com/kiln-compiler/kiln/internal/graphgen"
+)
+
+// The Go back end formats each kernel on its own (in parallel); the file
+// they make together must still be exactly what gofmt prints.
+func TestGeneratedGoStaysGofmtClean(t *testing.T) {
+	src := graphgen.Blocks(graphgen.Config{Nodes: 200})
+	run, err := driver.Compile(driver.Input{Name: "gen.fx", Src: []byte(src)}, driver.Options{Pipeline: driver.CompilePipeline})
+	require.NoError(t, err)
+	require.False(t, run.Diags.HasErrors())
+	progs, err := driver.Backend(run, driver.BackendOptions{Go: true})
+	require.NoError(t, err)
+	require.Len(t, progs, 1)
+	require.Greater(t, len(progs[0].Loop.Kernels), 20)
+	formatted, err := format.Source(progs[0].Go)
+	require.NoError(t, err)
+	require.Equal(t, string(formatted), string(progs[0].Go))
+}

@@ -1,0 +1,364 @@
+package lowering
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// Inlining cheap pointwise producers, as Inductor computes a Pointwise
+// node inside each consumer instead of realizing it: arange read through
+// a transpose and a select, y * 2 read through a slice. Fusion needs the
+// two kernels' loop nests to match (after reordering); inlining does not:
+// the consumer recomputes the producer's value from the producer's
+// inputs at the element it reads, whose loop indices are recovered from
+// the flat offset (offset // stride % size, simplified with the
+// consumer's loop ranges). It runs before fusion and only where fusion
+// cannot join the two (their spaces hold different sizes), so that what
+// fusion does on matching spaces is unchanged.
+
+const (
+	// maxInlineInstrs bounds the producer's body (store excluded): only
+	// cheap values are recomputed.
+	maxInlineInstrs = 16
+	// maxInlineLoads bounds the producer's own loads (memory traffic the
+	// consumer takes on).
+	maxInlineLoads = 2
+	// maxInlineSites bounds the loads one producer is inlined into.
+	maxInlineSites = 4
+	// maxInlineRatio bounds the consumer's space against the producer's
+	// when the producer calls anything but plain arithmetic: a value
+	// broadcast over a larger space (LayerNorm's rsqrt over a row) stays
+	// computed once per element and is fused instead. Plain arithmetic
+	// (arange * 2 scattered into a column) is inlined whatever the ratio,
+	// as Inductor does: a few operations per element cost less than a
+	// kernel launch and a buffer.
+	maxInlineRatio = 8
+)
+
+// plainFns are the calls an inlined producer may repeat at any ratio.
+var plainFns = map[string]bool{
+	"add": true, "sub": true, "mul": true, "neg": true, "abs": true, "where": true,
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"logical_and": true, "logical_or": true, "logical_not": true, "maximum": true, "minimum": true,
+}
+
+// inlineSite is one load of a producer's buffer.
+type inlineSite struct {
+	k  *Kernel
+	st *Stage
+	ld *Instr
+}
+
+// inlineCheap inlines every cheap pointwise producer into the consumers
+// whose iteration space it cannot fuse with, and drops producers nobody
+// reads any more. It appends a remark per inlined producer.
+func inlineCheap(p *Program) {
+	pinned := map[*Buffer]bool{}
+	for _, r := range p.Outputs {
+		if r.Buffer != nil {
+			pinned[r.Buffer] = true
+		}
+	}
+	// Last producer first: once a consumer computes it, the producer's own
+	// producers are read from the consumer's space, where they may inline.
+	for i := len(p.Kernels) - 1; i >= 0; i-- {
+		k := p.Kernels[i]
+		b, st, ok := cheapProducer(k)
+		if !ok || b.Kind != BufIntermediate || pinned[b] {
+			continue
+		}
+		sites, all, refused, ok := inlineSites(p, i, b, st)
+		for _, why := range refused {
+			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: %s", k.Name, kernelOrigin(k), why))
+		}
+		if !ok || len(sites) == 0 {
+			continue
+		}
+		if len(sites) > maxInlineSites {
+			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: read at %d places over other spaces (max %d)",
+				k.Name, kernelOrigin(k), len(sites), maxInlineSites))
+			continue
+		}
+		var into []string
+		for _, s := range sites {
+			inlineAt(k, st, s)
+			into = append(into, s.k.Name)
+		}
+		into = slices.Compact(into)
+		p.Remarks = append(p.Remarks, fmt.Sprintf("inlined %s (%s) into %v: a cheap pointwise producer read over another iteration space",
+			k.Name, kernelOrigin(k), into))
+		if len(sites) == all {
+			p.Kernels = slices.Delete(p.Kernels, i, i+1)
+		}
+	}
+}
+
+// cheapProducer: k is one outer-level stage with one direct store of a
+// row-major buffer of its own space, no reduce, check or indirect access,
+// and a small body.
+func cheapProducer(k *Kernel) (*Buffer, *Instr, bool) {
+	if k.Extern != nil || k.Serial || len(k.Stages) != 1 || len(k.Stages[0].Reduce) > 0 {
+		return nil, nil, false
+	}
+	var store *Instr
+	loads := 0
+	for _, in := range k.Stages[0].Body {
+		switch {
+		case in.Op == OpCheck || in.Op == OpReduce:
+			return nil, nil, false
+		case in.Access != nil && len(in.Access.Indirect) > 0:
+			return nil, nil, false
+		case in.Op == OpLoad:
+			loads++
+		case in.Op == OpStore:
+			if store != nil {
+				return nil, nil, false
+			}
+			store = in
+		}
+	}
+	if store == nil || loads > maxInlineLoads || len(k.Stages[0].Body)-1 > maxInlineInstrs {
+		return nil, nil, false
+	}
+	if !sym.Equal(store.Access.Index, rowMajorIndex(k.Outer)) || store.Access.DType != store.Access.Buffer.DType {
+		return nil, nil, false
+	}
+	return store.Access.Buffer, store, true
+}
+
+// rowMajorIndex is Σ x_i · Π_{j>i} size_j.
+func rowMajorIndex(sizes []sym.Expr) sym.Expr {
+	idx, stride := sym.Const(0), sym.Const(1)
+	for i := len(sizes) - 1; i >= 0; i-- {
+		idx = sym.Add(idx, sym.Mul(stride, sym.Symbol(OuterVar(i))))
+		stride = sym.Mul(stride, sizes[i])
+	}
+	return idx
+}
+
+// inlineSites are the loads of b (written only by kernel i, store st)
+// that inlining should replace: in later kernels whose spaces hold other
+// sizes. all counts every load of b; ok is false when b is read or
+// written in a way inlining cannot follow (an extern reads it, another
+// kernel writes it or a buffer the producer reads, a load changes type).
+func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, all int, refused []string, ok bool) {
+	prod := p.Kernels[i]
+	reads := map[*Buffer]bool{}
+	for _, in := range prod.Stages[0].Body {
+		if in.Op == OpLoad {
+			reads[in.Access.Buffer] = true
+		}
+	}
+	for j, k := range p.Kernels {
+		if k.Extern != nil {
+			if k.Extern.Out.Buffer == b || slices.ContainsFunc(k.Extern.Args, func(a Operand) bool { return a.Buffer == b }) {
+				return nil, 0, nil, false
+			}
+			if j > i && reads[k.Extern.Out.Buffer] {
+				return nil, 0, nil, false
+			}
+			continue
+		}
+		for _, s := range k.Stages {
+			for _, in := range s.Body {
+				if in.Access == nil {
+					continue
+				}
+				switch {
+				case in.Op == OpStore && in.Access.Buffer == b && in != st:
+					return nil, 0, nil, false
+				case in.Op == OpStore && j > i && reads[in.Access.Buffer]:
+					return nil, 0, nil, false // the producer's inputs change after it ran
+				case in.Op == OpLoad && in.Access.Buffer == b:
+					all++
+					if j <= i || len(in.Access.Indirect) > 0 || in.Access.DType != st.Access.DType {
+						return nil, 0, nil, false
+					}
+					if fusableAt(prod, k, s, st, in) {
+						continue // fusion joins them
+					}
+					if why := inlineRefusal(prod, k, s, in); why != "" {
+						refused = append(refused, fmt.Sprintf("%s reads it %s", k.Name, why))
+						continue
+					}
+					sites = append(sites, inlineSite{k, s, in})
+				}
+			}
+		}
+	}
+	return sites, all, refused, true
+}
+
+// inlineRefusal says why the load ld of a producer's buffer in stage s of
+// k is not replaced by the producer's body, or "".
+func inlineRefusal(prod, k *Kernel, s *Stage, ld *Instr) string {
+	switch {
+	case len(s.Reduce) > 0:
+		return "inside a reduction loop"
+	case namedIndirect(k, ld):
+		return "as an indirect index"
+	case !fewRecomputes(prod, k):
+		return fmt.Sprintf("over %s, more than %d times the producer's %s, and the producer calls more than plain arithmetic",
+			sizesString(k.Outer), maxInlineRatio, sizesString(prod.Outer))
+	}
+	return ""
+}
+
+// namedIndirect: ld is an indirect index of an access of k (its tmp name
+// is in the index expression), which inlining would have to rename.
+func namedIndirect(k *Kernel, ld *Instr) bool {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Access != nil && slices.Contains(in.Access.Indirect, ld) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fusableAt: some order of the consumer's loops (outer and the stage's
+// reduce; size-1 ranges aside) runs over the producer's sizes and reads
+// the element the producer stores in the same iteration, so fusion can
+// join them; any other read (a broadcast, a view, a diagonal) inlines.
+func fusableAt(prod, k *Kernel, s *Stage, store, ld *Instr) bool {
+	pv, psz, pz := liveVars(prod.Outer, nil)
+	cv, csz, cz := liveVars(k.Outer, s.Reduce)
+	st, at := store.Access.Index.Subst(pz), ld.Access.Index.Subst(cz)
+	for _, p := range reorderings(psz, csz) {
+		m := map[string]sym.Expr{}
+		for i, j := range p {
+			m[pv[i]] = sym.Symbol(cv[j])
+		}
+		if sym.Equal(st.Subst(m), at) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveVars are the names and sizes of the loop variables of ranges
+// outer (x) and reduce (r) larger than 1, and the substitution of 0 for
+// the others.
+func liveVars(outer, reduce []sym.Expr) (names []string, sizes []sym.Expr, zero map[string]sym.Expr) {
+	zero = map[string]sym.Expr{}
+	add := func(n string, e sym.Expr) {
+		if isUnitSize(e) {
+			zero[n] = sym.Const(0)
+			return
+		}
+		names, sizes = append(names, n), append(sizes, e)
+	}
+	for i, e := range outer {
+		add(OuterVar(i), e)
+	}
+	for i, e := range reduce {
+		add(ReduceVar(i), e)
+	}
+	return names, sizes, zero
+}
+
+// fewRecomputes: the producer is plain arithmetic, or the consumer runs at
+// most maxInlineRatio times as many iterations as the producer (exactly as
+// many when sizes are symbolic).
+func fewRecomputes(prod, k *Kernel) bool {
+	if !slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool { return in.Op == OpCall && !plainFns[in.Fn] }) {
+		return true
+	}
+	a, b := product(prod.Outer), product(k.Outer)
+	na, okA := a.Const()
+	nb, okB := b.Const()
+	if okA && okB {
+		return nb <= maxInlineRatio*max(na, 1)
+	}
+	return sym.Equal(a, b)
+}
+
+func product(sizes []sym.Expr) sym.Expr {
+	n := sym.Const(1)
+	for _, e := range sizes {
+		n = sym.Mul(n, e)
+	}
+	return n
+}
+
+// inlineAt replaces the load s.ld by a copy of the producer's body
+// (store st excluded) computed at the element the load reads.
+func inlineAt(prod *Kernel, st *Instr, s inlineSite) {
+	m := producerIndex(prod.Outer, s.ld.Access.Index, loopFacts(s.k, s.st))
+	next := 0
+	for _, x := range s.k.Stages {
+		for _, in := range x.Body {
+			next = max(next, in.ID+1)
+		}
+	}
+	clones := map[*Instr]*Instr{}
+	var body []*Instr
+	for _, in := range prod.Stages[0].Body {
+		if in == st {
+			continue
+		}
+		c := *in
+		c.ID, next = next, next+1
+		c.Args = make([]*Instr, len(in.Args))
+		for i, a := range in.Args {
+			c.Args[i] = clones[a]
+		}
+		switch in.Op {
+		case OpLoad:
+			a := *in.Access
+			a.Index = a.Index.Subst(m)
+			c.Access = &a
+		case OpIndex:
+			c.Expr = in.Expr.Subst(m)
+		}
+		clones[in] = &c
+		body = append(body, &c)
+	}
+	v := clones[st.Args[0]]
+	at := slices.Index(s.st.Body, s.ld)
+	s.st.Body = slices.Insert(slices.Delete(s.st.Body, at, at+1), at, body...)
+	for _, x := range s.k.Stages {
+		for _, in := range x.Body {
+			for i, a := range in.Args {
+				if a == s.ld {
+					in.Args[i] = v
+				}
+			}
+		}
+	}
+}
+
+// producerIndex maps the producer's loop variables to the element at the
+// flat offset e of its row-major buffer: x_i = e // stride_i % size_i.
+func producerIndex(sizes []sym.Expr, e sym.Expr, f *sym.Facts) map[string]sym.Expr {
+	m := map[string]sym.Expr{}
+	stride := sym.Const(1)
+	for i := len(sizes) - 1; i >= 0; i-- {
+		x := sym.FloorDiv(e, stride)
+		if i > 0 {
+			x = sym.Mod(x, sizes[i])
+		}
+		m[OuterVar(i)] = f.Simplify(x)
+		stride = sym.Mul(stride, sizes[i])
+	}
+	return m
+}
+
+// loopFacts are the ranges of a stage's loop variables (constant sizes).
+func loopFacts(k *Kernel, s *Stage) *sym.Facts {
+	f := &sym.Facts{}
+	for i, e := range k.Outer {
+		if n, ok := e.Const(); ok {
+			f.SetRange(OuterVar(i), 0, n-1)
+		}
+	}
+	for i, e := range s.Reduce {
+		if n, ok := e.Const(); ok {
+			f.SetRange(ReduceVar(i), 0, n-1)
+		}
+	}
+	return f
+}

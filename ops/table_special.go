@@ -1,0 +1,164 @@
+package ops
+
+import (
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// Complex views, special functions and the other ops of issue 11's list
+// (diag, norm.ScalarOpt_dim, round.decimals, _fused_rms_norm). Schemas are
+// PyTorch 2.15's; internal/opcases checks the rules against its fake types.
+
+func miscTable11() []Entry {
+	v := selfEntry(KindView)
+	p := func(schema string, kind PromotionKind) Entry {
+		return Entry{Schema: schema, Kind: KindPointwise, Meta: pw(kind, "self")}
+	}
+	return []Entry{
+		v("view_as_real(Tensor(a) self) -> Tensor(a)", metaViewAsReal),
+		v("view_as_complex(Tensor(a) self) -> Tensor(a)", metaViewAsComplex),
+		v("_conj(Tensor(a) self) -> Tensor(a)", metaAlias),
+		v("conj(Tensor(a) self) -> Tensor(a)", metaAlias),
+		v("_neg_view(Tensor(a) self) -> Tensor(a)", metaAlias),
+		p("round.decimals(Tensor self, *, int decimals) -> Tensor", PromoteDefault),
+		p("polygamma(int n, Tensor self) -> Tensor", PromoteIntToFloat),
+		p("mvlgamma(Tensor self, int p) -> Tensor", PromoteIntToFloat),
+		{Schema: "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
+		{Schema: "norm.Scalar(Tensor self, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
+		{Schema: "diag(Tensor self, int diagonal=0) -> Tensor", Kind: KindShape, Meta: selfRule(metaDiag)},
+		{Schema: "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", Kind: KindNN, Meta: metaFusedRMSNorm},
+	}
+}
+
+// metaAlias is a view with self's layout (conj, _neg_view: the bit kiln
+// does not model changes values, not metadata).
+func metaAlias(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	return viewOf(self, copyExprs(self.Shape), copyExprs(stridesOf(self)), self.Offset), nil
+}
+
+// metaViewAsReal appends a dim of 2 (re, im): strides and offset double.
+func metaViewAsReal(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	part := complexPart(self.DType)
+	if part == ir.Invalid {
+		return nil, Errorf(CodeDType, "", "view_as_real is only supported for complex tensors")
+	}
+	two := sym.Const(2)
+	strides := []sym.Expr{}
+	for _, s := range stridesOf(self) {
+		strides = append(strides, sym.Mul(s, two))
+	}
+	t := viewOf(self, append(copyExprs(self.Shape), two), append(strides, c1), sym.Mul(self.Offset, two))
+	t.DType = part
+	return t, nil
+}
+
+// metaViewAsComplex drops a last dim of size 2 and stride 1.
+func metaViewAsComplex(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	dt := complexOfPart(self.DType)
+	if dt == ir.Invalid {
+		return nil, Errorf(CodeDType, "", "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", ScalarTypeName(self.DType))
+	}
+	r := self.Rank()
+	st := stridesOf(self)
+	if r == 0 {
+		return nil, Errorf(CodeShape, "", "Input tensor must have one or more dimensions")
+	}
+	if n, ok := self.Shape[r-1].Const(); !ok || n != 2 {
+		return nil, Errorf(CodeShape, "", "Tensor must have a last dimension of size 2")
+	}
+	if s, ok := st[r-1].Const(); !ok || s != 1 {
+		return nil, Errorf(CodeShape, "", "Tensor must have a last dimension with stride 1")
+	}
+	two := sym.Const(2)
+	strides := make([]sym.Expr, r-1)
+	for i := range strides {
+		strides[i] = sym.FloorDiv(st[i], two)
+	}
+	t := viewOf(self, copyExprs(self.Shape[:r-1]), strides, sym.FloorDiv(self.Offset, two))
+	t.DType = dt
+	return t, nil
+}
+
+func complexPart(dt ir.DType) ir.DType {
+	switch dt {
+	case ir.C32:
+		return ir.F16
+	case ir.C64:
+		return ir.F32
+	case ir.C128:
+		return ir.F64
+	}
+	return ir.Invalid
+}
+
+func complexOfPart(dt ir.DType) ir.DType {
+	switch dt {
+	case ir.F16:
+		return ir.C32
+	case ir.F32:
+		return ir.C64
+	case ir.F64:
+		return ir.C128
+	}
+	return ir.Invalid
+}
+
+// metaDiag: a vector becomes a square matrix with it on diagonal d; a
+// matrix gives its diagonal d as a vector.
+func metaDiag(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	d, err := c.Int("diagonal")
+	if err != nil {
+		return nil, err
+	}
+	switch self.Rank() {
+	case 1:
+		n := sym.Add(self.Shape[0], sym.Const(abs64(d)))
+		return env.Contiguous(self.DType, []sym.Expr{n, n}, self.Device), nil
+	case 2:
+		rows, cols := self.Shape[0], self.Shape[1]
+		var n sym.Expr
+		if d >= 0 {
+			n = sym.Max(sym.Const(0), sym.Min(rows, sym.Sub(cols, sym.Const(d))))
+		} else {
+			n = sym.Max(sym.Const(0), sym.Min(sym.Add(rows, sym.Const(d)), cols))
+		}
+		return env.Contiguous(self.DType, []sym.Expr{n}, self.Device), nil
+	}
+	return nil, Errorf(CodeShape, "", "diag(): Supports 1D or 2D tensors. Got %dD", self.Rank())
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// metaFusedRMSNorm returns (out like input, rstd with the normalized dims
+// kept as 1), as torch/_decomp's rms_norm: rstd is float32 for reduced
+// floats.
+func metaFusedRMSNorm(env *Env, c *Call) ([]ir.Type, error) {
+	in, err := c.Tensor("input")
+	if err != nil || in == nil {
+		return nil, err
+	}
+	norm, err := c.SymInts("normalized_shape")
+	if err != nil {
+		return nil, err
+	}
+	axis := in.Rank() - len(norm)
+	if axis < 0 {
+		return nil, Errorf(CodeShape, "", "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
+			shapeString(norm), shapeString(norm)[1:len(shapeString(norm))-1], shapeString(in.Shape))
+	}
+	stat := copyExprs(in.Shape[:axis])
+	for range norm {
+		stat = append(stat, c1)
+	}
+	statDT := in.DType
+	if in.DType.IsReducedFloat() {
+		statDT = ir.F32
+	}
+	return []ir.Type{ir.TensorOf(env.Contiguous(in.DType, copyExprs(in.Shape), in.Device)),
+		ir.TensorOf(env.Contiguous(statDT, stat, in.Device))}, nil
+}

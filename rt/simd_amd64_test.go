@@ -1,0 +1,67 @@
+//go:build goexperiment.simd && amd64
+
+package rt
+
+import (
+	"math"
+	"simd/archsimd"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Bit patterns where min and max are delicate: NaNs (quiet, signalling,
+// both signs, payloads), ±0, ±inf, denormals, ordinary values.
+var laneSpecials = []uint32{
+	0x7fc00000, 0xffc00000, 0x7fc12345, 0x7f800001, 0xff812345,
+	0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x00000001, 0x80000001,
+	0x3f800000, 0xbf800000, 0x3fa00000, 0x40490fd0, 0xc0200000,
+}
+
+// scalarMin and scalarMax are what the generated scalar loops compute.
+//
+//go:noinline
+func scalarMin(x, y float32) float32 { return min(x, y) }
+
+//go:noinline
+func scalarMax(x, y float32) float32 { return max(x, y) }
+
+// TestLanesMatchScalar: on every pair of specials, in both orders, the
+// lane operations give the scalar Go's bits exactly (run with
+// GOEXPERIMENT=simd go test ./rt).
+func TestLanesMatchScalar(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2")
+	}
+	sign := SignF32x8()
+	var xs, ys []float32
+	for _, a := range laneSpecials {
+		for _, b := range laneSpecials {
+			xs = append(xs, math.Float32frombits(a))
+			ys = append(ys, math.Float32frombits(b))
+		}
+	}
+	ops := map[string]struct {
+		lanes  func(x, y archsimd.Float32x8) archsimd.Float32x8
+		scalar func(x, y float32) float32
+	}{
+		"min": {func(x, y archsimd.Float32x8) archsimd.Float32x8 { return MinF32x8(x, y) }, scalarMin},
+		"max": {func(x, y archsimd.Float32x8) archsimd.Float32x8 { return MaxF32x8(x, y, sign) }, scalarMax},
+		"neg": {func(x, _ archsimd.Float32x8) archsimd.Float32x8 { return NegF32x8(x, sign) }, func(x, _ float32) float32 { return -x }},
+		"abs": {func(x, _ archsimd.Float32x8) archsimd.Float32x8 { return AbsF32x8(x, sign) }, func(x, _ float32) float32 { return AbsF32(x) }},
+	}
+	for name, op := range ops {
+		for i := 0; i+8 <= len(xs); i += 8 {
+			var got [8]float32
+			op.lanes(loadF32x8(xs[i:]), loadF32x8(ys[i:])).Store(&got)
+			for j := range 8 {
+				want := op.scalar(xs[i+j], ys[i+j])
+				require.Equal(t, math.Float32bits(want), math.Float32bits(got[j]), "%s(%08x, %08x)", name,
+					math.Float32bits(xs[i+j]), math.Float32bits(ys[i+j]))
+			}
+		}
+	}
+}
+
+// loadF32x8 loads 8 lanes from s[:8].
+func loadF32x8(s []float32) archsimd.Float32x8 { return archsimd.LoadFloat32x8((*[8]float32)(s[:8])) }

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""PyTorch's own answer for the ops of issue 11 (part B): backward ops, nn ops,
+complex views, special functions and the regressions of the oracle's bug list.
+
+For every case, make_fx(tracing_mode="fake") traces the function on the CPU and
+prints the graph with PyTorch's fake types (dtype, shape, strides, device); the
+function is then run eagerly on the same inputs and the results are recorded.
+kiln's test (internal/opcases) strips the annotations, re-infers them with
+fakeprop and runs interp on the inputs, so `go test` needs no PyTorch.
+
+    python3 tools/opcases/gen.py > testdata/opcases/ops.json
+"""
+import json
+import math
+import sys
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+aten = torch.ops.aten
+DT = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
+      torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "b8",
+      torch.complex64: "c64", torch.complex128: "c128"}
+
+
+def num(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return v
+
+
+def enc(t):
+    """A tensor as dtype, shape and its values in row-major order (complex as [re, im] pairs)."""
+    if t is None:
+        return {"none": True}
+    if not isinstance(t, torch.Tensor):
+        return {"scalar": num(t)}
+    c = t.detach().contiguous()
+    if c.is_complex():
+        vals = [num(x) for x in torch.view_as_real(c).reshape(-1).tolist()]
+    else:
+        vals = [num(x) for x in c.reshape(-1).tolist()]
+    return {"dtype": DT[t.dtype], "shape": list(t.shape), "values": vals}
+
+
+def gen(n, *shape, dtype=torch.float32, lo=-2.0, hi=2.0):
+    g = torch.Generator().manual_seed(n)
+    if dtype.is_floating_point:
+        return (torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo) + lo).to(dtype)
+    return torch.randint(int(lo), int(hi), tuple(shape), generator=g, dtype=dtype)
+
+
+def case(name, fn, *args, values=True):
+    gm = make_fx(fn, tracing_mode="fake")(*args)
+    fx = gm.print_readable(print_output=False, include_stride=True, include_device=True)
+    out = fn(*args)
+    if not isinstance(out, (tuple, list)):
+        out = (out,)
+    rec = {"name": name, "fx": fx, "inputs": [enc(a) for a in args]}
+    if values:
+        rec["outputs"] = [enc(o) for o in out]
+    return rec
+
+
+def cases():
+    x34, g34 = gen(1, 3, 4), gen(2, 3, 4)
+    img, gimg = gen(3, 2, 3, 6, 6), gen(4, 2, 3, 3, 3)
+    out = []
+    # Regressions from the oracle's bug list.
+    out.append(case("clone_0dim", lambda x: aten.clone(x), gen(5)))
+    out.append(case("cast_complex64", lambda x: aten.view_as_real(aten._to_copy(x, dtype=torch.complex64)), gen(6, 4)))
+    out.append(case("cast_complex128_i64", lambda x: aten.view_as_real(x.to(torch.complex128)), gen(7, 3, dtype=torch.int64, lo=-5, hi=5)))
+    out.append(case("index_add_0dim", lambda s, i, v: aten.index_add(s, 0, i, v, alpha=2), gen(8), torch.tensor([0]), gen(9)))
+    out.append(case("index_copy_0dim", lambda s, i, v: aten.index_copy(s, 0, i, v), gen(8), torch.tensor([0]), gen(9)))
+    out.append(case("index_fill_0dim", lambda s, i: aten.index_fill(s, 0, i, 3.5), gen(8), torch.tensor([0])))
+    out.append(case("index_add_0dim_index", lambda s, i, v: aten.index_add(s, 0, i, v), gen(10, 3, 2), torch.tensor(1), gen(11, 1, 2)))
+    out.append(case("avg_pool2d_divisor", lambda x: aten.avg_pool2d(x, [2, 2], [2, 2], [1, 1], False, True, 3), gen(12, 1, 2, 5, 5)))
+    out.append(case("addmm_int_float_scalars", lambda b, m1, m2: aten.addmm(b, m1, m2, beta=1.5, alpha=2.7),
+                    gen(13, 2, 2, dtype=torch.int64, lo=-4, hi=4), gen(14, 2, 3, dtype=torch.int64, lo=-4, hi=4),
+                    gen(15, 3, 2, dtype=torch.int64, lo=-4, hi=4)))
+    out.append(case("conv_transpose2d", lambda x, w, b: aten.convolution(x, w, b, [2, 1], [1, 0], [1, 1], True, [1, 0], 1),
+                    gen(16, 1, 2, 3, 3), gen(17, 2, 3, 2, 2), gen(18, 3)))
+    out.append(case("conv_transpose2d_groups", lambda x, w: aten.convolution(x, w, None, [1, 1], [0, 0], [2, 1], True, [0, 0], 2),
+                    gen(19, 1, 4, 3, 2), gen(20, 4, 1, 2, 2)))
+    out.append(case("vdot_f32", lambda a, b: aten.vdot(a, b), gen(21, 5), gen(22, 5)))
+    out.append(case("vdot_i64", lambda a, b: aten.vdot(a, b), gen(21, 5, dtype=torch.int64, lo=-9, hi=9), gen(22, 5, dtype=torch.int64, lo=-9, hi=9)))
+    # Pointwise activation backward family.
+    out.append(case("hardtanh_backward", lambda g, x: aten.hardtanh_backward(g, x, -1.0, 1.5), g34, x34))
+    out.append(case("leaky_relu_backward", lambda g, x: aten.leaky_relu_backward(g, x, 0.2, False), g34, x34))
+    out.append(case("elu_backward", lambda g, x: aten.elu_backward(g, 1.0, 1.0, 1.0, False, x), g34, x34))
+    out.append(case("hardswish_backward", lambda g, x: aten.hardswish_backward(g, x), g34, x34 * 2))
+    out.append(case("hardsigmoid_backward", lambda g, x: aten.hardsigmoid_backward(g, x), g34, x34 * 2))
+    out.append(case("softplus_backward", lambda g, x: aten.softplus_backward(g, x, 1.0, 1.0), g34, x34))
+    out.append(case("mish_backward", lambda g, x: aten.mish_backward(g, x), g34, x34))
+    out.append(case("threshold_backward", lambda g, x: aten.threshold_backward(g, x, 0.0), g34, x34))
+    out.append(case("gelu_backward_tanh", lambda g, x: aten.gelu_backward(g, x, approximate="tanh"), g34, x34))
+    out.append(case("sigmoid_backward_bf16", lambda g, y: aten.sigmoid_backward(g, y), g34.bfloat16(), x34.sigmoid().bfloat16()))
+    out.append(case("softmax_backward_data", lambda g, y: aten._softmax_backward_data(g, y, 1, torch.float32), g34, x34.softmax(1)))
+    out.append(case("log_softmax_backward_data", lambda g, y: aten._log_softmax_backward_data(g, y, 0, torch.float32), g34, x34.log_softmax(0)))
+    # glu, adaptive pooling, losses.
+    out.append(case("glu", lambda x: aten.glu(x, -1), x34))
+    out.append(case("glu_backward", lambda g, x: aten.glu_backward(g, x, 1), gen(23, 3, 2), x34))
+    out.append(case("adaptive_avg_pool2d", lambda x: aten._adaptive_avg_pool2d(x, [4, 3]), img))
+    out.append(case("adaptive_avg_pool2d_backward", lambda g, x: aten._adaptive_avg_pool2d_backward(g, x), gen(24, 2, 3, 4, 3), img))
+    logits, tgt = gen(25, 4, 5).log_softmax(1), torch.tensor([1, 0, 4, 2])
+    w5 = gen(26, 5, lo=0.5, hi=1.5)
+    out.append(case("nll_loss_forward_mean", lambda x, t: aten.nll_loss_forward(x, t, None, 1, -100), logits, tgt))
+    out.append(case("nll_loss_forward_weight_ignore", lambda x, t, w: aten.nll_loss_forward(x, t, w, 1, 2), logits, tgt, w5))
+    out.append(case("nll_loss_forward_none", lambda x, t: aten.nll_loss_forward(x, t, None, 0, -100), logits, tgt))
+    out.append(case("nll_loss_backward", lambda g, x, t, w, tw: aten.nll_loss_backward(g, x, t, w, 1, -100, tw),
+                    torch.tensor(0.7), logits, tgt, w5, torch.tensor(3.1)))
+    out.append(case("mse_loss", lambda a, b: aten.mse_loss(a, b, 1), g34, x34))
+    out.append(case("mse_loss_backward", lambda g, a, b: aten.mse_loss_backward(g, a, b, 1), torch.tensor(0.5), g34, x34))
+    # Norms, embeddings, pooling backward.
+    ln_w, ln_b = gen(27, 4), gen(28, 4)
+    y, mean, rstd = aten.native_layer_norm(x34, [4], ln_w, ln_b, 1e-5)
+    out.append(case("native_layer_norm_backward", lambda g, x, m, r, w, b: aten.native_layer_norm_backward(g, x, [4], m, r, w, b, [True, True, True]),
+                    g34, x34, mean, rstd, ln_w, ln_b))
+    bn_x, bn_g = gen(29, 2, 3, 2, 2), gen(30, 2, 3, 2, 2)
+    bn_w, bn_rm, bn_rv = gen(31, 3), gen(32, 3), gen(33, 3, lo=0.5, hi=1.5)
+    _, smean, sinv = aten.native_batch_norm(bn_x, bn_w, None, bn_rm.clone(), bn_rv.clone(), True, 0.1, 1e-5)
+    out.append(case("native_batch_norm_backward_train", lambda g, x, w, rm, rv, sm, si: aten.native_batch_norm_backward(g, x, w, rm, rv, sm, si, True, 1e-5, [True, True, True]),
+                    bn_g, bn_x, bn_w, bn_rm, bn_rv, smean, sinv))
+    out.append(case("native_batch_norm_backward_eval", lambda g, x, w, rm, rv: aten.native_batch_norm_backward(g, x, w, rm, rv, None, None, False, 1e-5, [True, True, False]),
+                    bn_g, bn_x, bn_w, bn_rm, bn_rv))
+    emb_g, emb_i = gen(34, 2, 3, 4), torch.tensor([[1, 0, 1], [3, 2, 1]])
+    out.append(case("embedding_dense_backward", lambda g, i: aten.embedding_dense_backward(g, i, 5, -1, False), emb_g, emb_i))
+    out.append(case("embedding_dense_backward_pad", lambda g, i: aten.embedding_dense_backward(g, i, 5, 1, False), emb_g, emb_i))
+    mp_x = gen(35, 1, 2, 5, 5)
+    _, mp_i = aten.max_pool2d_with_indices(mp_x, [3, 3], [2, 2], [1, 1])
+    out.append(case("max_pool2d_with_indices_backward", lambda g, x, i: aten.max_pool2d_with_indices_backward(g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, i),
+                    gen(36, 1, 2, 3, 3), mp_x, mp_i))
+    out.append(case("avg_pool2d_backward", lambda g, x: aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], False, True, None),
+                    gen(36, 1, 2, 3, 3), mp_x))
+    cx, cw, cg = gen(37, 2, 4, 5, 5), gen(38, 6, 2, 3, 3), gen(39, 2, 6, 3, 2)
+    out.append(case("convolution_backward", lambda g, x, w: aten.convolution_backward(g, x, w, [6], [2, 2], [1, 0], [1, 1], False, [0, 0], 2, [True, True, True]),
+                    cg, cx, cw))
+    # Misc ops real graphs contain.
+    out.append(case("diag_vec", lambda x: aten.diag(x, 1), gen(40, 3)))
+    out.append(case("diag_mat", lambda x: aten.diag(x, -1), x34))
+    out.append(case("norm_scalaropt_dim", lambda x: aten.norm.ScalarOpt_dim(x, 2, [1], True), x34))
+    out.append(case("norm_scalaropt_dim_p1", lambda x: aten.norm.ScalarOpt_dim(x, 1, [0]), x34))
+    out.append(case("round_decimals", lambda x: aten.round.decimals(x, decimals=2), x34 * 10))
+    out.append(case("polygamma1", lambda x: aten.polygamma(1, x), gen(41, 5, lo=0.5, hi=4.0)))
+    out.append(case("polygamma0", lambda x: aten.polygamma(0, x), gen(41, 5, lo=0.5, hi=4.0)))
+    out.append(case("mvlgamma", lambda x: aten.mvlgamma(x, 3), gen(42, 5, lo=1.5, hi=4.0)))
+    out.append(case("view_as_complex", lambda x: aten.view_as_real(aten.mul(aten.view_as_complex(x), 2)), gen(43, 3, 2)))
+    out.append(case("view_as_complex_roundtrip", lambda x: aten.view_as_real(aten.view_as_complex(x[:, 2:])), gen(44, 3, 4)))
+    out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
+    out.append(case("fused_rms_norm", lambda x, w: aten._fused_rms_norm(x, [4], w, 1e-6), x34, ln_w))
+    return out
+
+
+def main():
+    torch.manual_seed(0)
+    json.dump({"torch": torch.__version__, "generator": "tools/opcases/gen.py", "cases": cases()}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
