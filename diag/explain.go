@@ -57,6 +57,10 @@ PyTorch would fail on the same call (TypeError / RuntimeError from the op's sche
 	"verify": `verify: kiln's IR verifier found a broken invariant in the graph a pass produced (a value
 left untyped after fakeprop, a mutation left after functionalize). When the input is valid PyTorch this
 is a kiln bug; the message names the pass and the node.`,
+	"out-of-bounds": `out-of-bounds: a view (as_strided) reaches past the storage it views, or takes a negative
+stride. Eager PyTorch raises "setStorage: sizes ..., strides ..., storage offset ..., and itemsize ...
+requiring a storage size of N are out of bounds for storage of size M" at the call; fake tensors do not
+check, so torch.compile would generate code that reads out of bounds. kiln compile stops at the call.`,
 	"lowering": `lowering: kiln's lowering rule for the op cannot handle the call as written (an argument
 of a kind the rule does not take, say a list where a number goes). The graph may still be valid for
 PyTorch: kiln opt and kiln run tell whether it is.`,

@@ -85,6 +85,10 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 	m.KeepText, m.AfterPass = true, nil
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
+		if d := checkStridedBounds(g); d != nil {
+			run.Diags.Add(*d)
+			continue
+		}
 		u := &passes.Unit{Name: fmt.Sprintf("graph%d", gi), Graph: g}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
 		res, err := m.RunUnit(pipe, ctx, u)
