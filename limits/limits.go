@@ -38,12 +38,16 @@ var (
 	// TensorBytes bounds one tensor's storage in bytes (element count ×
 	// item size), graph values and .npy inputs alike. Flag: kiln run -max-tensor-bytes.
 	TensorBytes int64 = DefaultTensorBytes
+	// RunBytes bounds the bytes of all the tensors one `kiln run` allocates
+	// (0: no bound, the library default; the CLI sets it). Flag: kiln run -max-run-bytes.
+	RunBytes int64
 )
 
 // Defaults of the bounds a flag can change (flags reset to these).
 const (
 	DefaultInputBytes  = 256 << 20
 	DefaultTensorBytes = 1 << 30
+	DefaultRunBytes    = 3 << 30
 )
 
 // Error is a limit that an input went past. Callers position it.
