@@ -53,7 +53,13 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run.Diags.HasErrors() {
 		status = 1
 	}
-	if err := driver.WriteOutputs(cf.outDir, cf.target, cf.ptx, run, progs); err != nil {
+	od, err := driver.OpenOutDir(cf.outDir)
+	if err == nil {
+		if err = driver.WriteOutputs(cf.outDir, cf.target, cf.ptx, run, progs); err == nil {
+			err = od.Close()
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
 		return 1
 	}
