@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend"
@@ -86,6 +87,7 @@ type Options struct {
 
 // Run is one compilation: parse, then run the pipeline on every graph.
 type Run struct {
+	Parse   passes.PassResult // the parse row: its time (the other rows' are in Results)
 	Module  *ir.Module
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
@@ -93,13 +95,15 @@ type Run struct {
 	// Provenance is Inductor's kernel → post-grad nodes map from a
 	// TORCH_TRACE log, for comparing kiln's fusion with it (ProvenanceRemarks).
 	Provenance []torchtrace.Provenance
+
+	manager passes.Manager // the back end runs through the same manager
 }
 
 // Compile parses in and runs the pipeline on each graph. Input problems
 // (parse errors, diagnostics from passes) land in Run.Diags; the returned
 // error is for internal failures and bad options.
 func Compile(in Input, opts Options) (*Run, error) {
-	run := &Run{}
+	run := &Run{manager: opts.Manager}
 	pipe, err := passes.Parse(opts.Pipeline)
 	if err != nil {
 		return nil, err
@@ -117,7 +121,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
+	start := time.Now()
 	res, err := parseInput(in, lookup)
+	run.Parse = passes.PassResult{Pass: "parse", Changed: true, Duration: time.Since(start), Err: err}
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -127,6 +133,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 		return nil, err
 	}
 	run.Module, run.Provenance = res.Module, res.Provenance
+	if opts.Manager.PrintAfter["parse"] { // -print-after-all starts after parsing, as LLVM's does
+		opts.Manager.Dump("parse", true, run.Module.Print())
+	}
 	for _, w := range res.Diags {
 		run.Diags.Add(w)
 	}
