@@ -38,6 +38,8 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 BEGIN = "<!-- inductor_compare:begin -->"
 END = "<!-- inductor_compare:end -->"
+HELD_BEGIN = "<!-- inductor_compare:heldout:begin -->"
+HELD_END = "<!-- inductor_compare:heldout:end -->"
 
 
 # The programs: name, function, input shapes (float32, randn). The first
@@ -89,6 +91,21 @@ def residual_ln(x, r, w, b):
 def mlp(x, w1, b1, w2, b2):
     return F.linear(F.relu(F.linear(x, w1, b1)), w2, b2)
 
+
+# Issue 13's held-out graphs at the issue's own sizes (kernel counts only;
+# testdata/fusion/heldout_*.txtar hold the same graphs).
+def arange_select_mul():
+    a = torch.arange(6, dtype=torch.float32).view(2, 3)
+    a.transpose(0, 1).select(0, 1).mul_(2)
+    return a
+
+
+HELDOUT = [
+    ("arange → view → transpose → select → mul_", arange_select_mul, []),
+    ("clone; x[:, 2:4] = y * 2", slice_assign, [(4, 6), (4, 2)]),
+    ("sum(x * 2, dim=1), 3-d", sum_mid, [(4, 5, 6)]),
+    ("softmax over dim 1, 3-d", softmax_mid, [(4, 5, 6)]),
+]
 
 PROGRAMS = [
     ("scale_column (select_scatter)", scale_column, [(1024, 1024)]),
@@ -148,7 +165,7 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
-def measure(name, fn, shapes, kiln, work):
+def measure(name, fn, shapes, kiln, work, timed=True):
     torch.manual_seed(0)
     args = [torch.randn(s) for s in shapes]
     gm = make_fx(fn)(*args)
@@ -185,6 +202,9 @@ def measure(name, fn, shapes, kiln, work):
     err = float(np.max(np.abs(got - want.numpy()))) if got.size else 0.0
     ok = got.shape == tuple(want.shape) and np.allclose(got, want.numpy(), rtol=1e-4, atol=1e-4)
 
+    if not timed:
+        return dict(name=name, shapes=shapes, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext,
+                    kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok, err=err)
     n = calls_for(lambda: compiled(*args))
     ind_ns = best_ns(lambda: compiled(*args), n)
     kiln_ns = min(
@@ -222,11 +242,35 @@ def table(rows, load_before, load_after, started):
     return "\n".join(lines) + "\n"
 
 
+def count_table(rows, started):
+    lines = [
+        f"Counted {started} UTC by `tools/inductor_compare/compare.py --heldout`: torch {torch.__version__} "
+        "(Inductor, CPU).",
+        "",
+        "| held-out graph (issue 13) | input shapes | kernels kiln | kernels Inductor (loop nests) | kiln = eager |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        shapes = ", ".join("×".join(map(str, s)) for s in r["shapes"]) or "none"
+        lines.append(f"| {r['name']} | {shapes} | {r['kiln_k']} | {r['ind_k']} ({r['ind_nests']}) "
+                     f"| {'yes' if r['ok'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+def replace_between(path, begin, end, text):
+    with open(path) as f:
+        doc = f.read()
+    i, j = doc.index(begin) + len(begin), doc.index(end)
+    with open(path, "w") as f:
+        f.write(doc[:i] + "\n" + text + doc[j:])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", help="replace the table between the markers in this file")
     ap.add_argument("--only", help="run only programs whose name contains this")
     ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--heldout", action="store_true", help="count kernels of issue 13's held-out graphs at the issue's sizes (no timing)")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     work = a.keep or tempfile.mkdtemp(prefix="inductor_compare.")
@@ -236,6 +280,13 @@ def main():
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     load_before = os.getloadavg()
     rows = []
+    if a.heldout:
+        rows = [measure(name, fn, shapes, kiln, work, timed=False) for name, fn, shapes in HELDOUT]
+        text = count_table(rows, started)
+        print(text)
+        if a.write:
+            replace_between(a.write, HELD_BEGIN, HELD_END, text)
+        return 0 if all(r["ok"] for r in rows) else 1
     for name, fn, shapes in PROGRAMS:
         if a.only and a.only not in name:
             continue
@@ -246,11 +297,7 @@ def main():
     text = table(rows, load_before, os.getloadavg(), started)
     print(text)
     if a.write:
-        with open(a.write) as f:
-            doc = f.read()
-        i, j = doc.index(BEGIN) + len(BEGIN), doc.index(END)
-        with open(a.write, "w") as f:
-            f.write(doc[:i] + "\n" + text + doc[j:])
+        replace_between(a.write, BEGIN, END, text)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if all(r["ok"] for r in rows) else 1
