@@ -17,6 +17,8 @@ the loop kernels of its post-fusion IR. Extern calls (mm, addmm) are
 counted apart on both sides. Time: per call, the best of 5 batches of n
 calls after a warm-up; Inductor's includes its Python wrapper, kiln's is
 the generated program's Run (no file I/O), both measured here, now.
+kiln's output is checked against eager with torch._dynamo.utils.same
+(float64 reference), as Inductor's accuracy benchmarks check Inductor.
 """
 
 import argparse
@@ -32,6 +34,7 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch._dynamo.utils import same
 from torch._inductor import metrics
 from torch._inductor.utils import run_and_get_code
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -200,7 +203,9 @@ def measure(name, fn, shapes, kiln, work, timed=True):
     run([binary, "-inputs", os.path.join(d, "in"), "-o", out])
     got = np.load(os.path.join(out, "out0.npy"))
     err = float(np.max(np.abs(got - want.numpy()))) if got.size else 0.0
-    ok = got.shape == tuple(want.shape) and np.allclose(got, want.numpy(), rtol=1e-4, atol=1e-4)
+    want64 = fn(*[a.double() for a in args])
+    ok = got.shape == tuple(want.shape) and same(want, torch.from_numpy(got), fp64_ref=want64, tol=1e-4,
+                                                  log_error=lambda *a, **k: None)
 
     if not timed:
         return dict(name=name, shapes=shapes, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext,
