@@ -15,8 +15,10 @@ async_compile.cpp_pybinding), with the loop nests inside them
 (torch._inductor.metrics.generated_kernel_count) in parentheses; kiln's are
 the loop kernels of its post-fusion IR. Extern calls (mm, addmm) are
 counted apart on both sides. Time: per call, the best of 5 batches of n
-calls after a warm-up; Inductor's includes its Python wrapper, kiln's is
-the generated program's Run (no file I/O), both measured here, now.
+calls after a warm-up, in CPU time on one thread each (torch.set_num_threads(1),
+GOMAXPROCS=1), so that other processes on a shared machine do not count;
+Inductor's includes its Python wrapper, kiln's is the generated program's
+Run (a run of n+1 calls less a run of 1: no file I/O), both measured here, now.
 kiln's output is checked against eager with torch._dynamo.utils.same
 (float64 reference), as Inductor's accuracy benchmarks check Inductor.
 """
@@ -25,6 +27,7 @@ import argparse
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -147,21 +150,43 @@ def kiln_kernels(dump):
 
 
 def best_ns(fn, n, repeats=5):
+    """CPU time of this thread per call, best of repeats batches of n."""
     best = float("inf")
     for _ in range(repeats):
-        t0 = time.perf_counter_ns()
+        t0 = time.thread_time_ns()
         for _ in range(n):
             fn()
-        best = min(best, (time.perf_counter_ns() - t0) / n)
+        best = min(best, (time.thread_time_ns() - t0) / n)
     return best
 
 
-def calls_for(fn, budget_s=0.05):
-    """How many calls take about budget_s."""
-    t0 = time.perf_counter()
+def calls_for(fn, budget_s=0.1):
+    """How many calls take about budget_s of CPU time."""
+    t0 = time.thread_time()
     fn()
-    dt = max(time.perf_counter() - t0, 1e-6)
+    dt = max(time.thread_time() - t0, 1e-6)
     return max(3, min(2000, int(budget_s / dt)))
+
+
+def child_cpu_s(cmd, env):
+    """User + system CPU seconds a child process used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def kiln_cpu_ns(binary, in_dir, out, n, repeats=3):
+    """CPU time per Run of the generated program on one thread: a run of
+    n + 1 calls less a run of 1, so reading inputs, the warm-up call and
+    writing outputs cancel."""
+    env = dict(os.environ, GOMAXPROCS="1")
+    cmd = [binary, "-inputs", in_dir, "-o", out, "-bench"]
+    best = float("inf")
+    for _ in range(repeats):
+        d = child_cpu_s(cmd + [str(n + 1)], env) - child_cpu_s(cmd + ["1"], env)
+        best = min(best, d * 1e9 / n)
+    return best
 
 
 def run(cmd, **kw):
@@ -212,9 +237,7 @@ def measure(name, fn, shapes, kiln, work, timed=True):
                     kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok, err=err)
     n = calls_for(lambda: compiled(*args))
     ind_ns = best_ns(lambda: compiled(*args), n)
-    kiln_ns = min(
-        int(re.search(r"ns/op (\d+)", run([binary, "-inputs", os.path.join(d, "in"), "-o", out, "-bench", str(n)]).stdout).group(1))
-        for _ in range(5))
+    kiln_ns = kiln_cpu_ns(binary, os.path.join(d, "in"), out, n)
     return dict(name=name, shapes=shapes, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext,
                 kiln_k=kiln_k, kiln_ext=kiln_ext, ind_us=ind_ns / 1e3, kiln_us=kiln_ns / 1e3,
                 ok=ok, err=err, simd=simd, n=n)
@@ -229,13 +252,14 @@ def table(rows, load_before, load_after, started):
         pass
     lines = [
         f"Measured {started} UTC by `tools/inductor_compare/compare.py`: torch {torch.__version__} (Inductor, CPU), "
-        f"{cpu}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}; "
+        f"{cpu}, {os.cpu_count()} CPUs, one thread on each side (torch threads {torch.get_num_threads()}, GOMAXPROCS=1), "
+        "CPU time; "
         f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after (the machine is shared: "
         "times carry that noise). kiln's Go built with GOEXPERIMENT=simd "
         f"({rows[0]['simd'] if rows else ''}).",
         "",
         "| graph | input shapes | kernels kiln | kernels Inductor (loop nests) | extern calls kiln / Inductor "
-        "| kiln µs | Inductor µs | time kiln / Inductor | kiln = eager |",
+        "| kiln µs CPU | Inductor µs CPU | time kiln / Inductor | kiln = eager |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -282,6 +306,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     kiln = os.path.join(work, "kiln")
     run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root)
+    # One thread each, timed in CPU time: the machine is shared, and CPU
+    # time does not count what other processes take.
+    torch.set_num_threads(1)
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     load_before = os.getloadavg()
     rows = []
