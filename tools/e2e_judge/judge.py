@@ -105,27 +105,37 @@ def runnable(src, f64=False):
 
 
 def inputs_of(src):
-    """(name, dtype, shape) of forward's parameters, from their annotations."""
+    """(name, dtype, shape, strides or None) of forward's parameters, from
+    their annotations ("f32[16, 1, 128, 128][0, 128, 1, 0]cuda:0")."""
     sig = re.search(r"def forward\(self, (.*)\):", src).group(1)
     out = []
     for name, ann in re.findall(r"(\w+): \"([^\"]*)\"", sig):
-        m = re.match(r"(\w+)\[([^\]]*)\]", ann)
+        m = re.match(r"(\w+)\[([^\]]*)\](?:\[([^\]]*)\])?", ann)
         shape = [int(s) for s in m.group(2).split(",") if s.strip()]
-        out.append((name, m.group(1), shape))
+        strides = [int(s) for s in m.group(3).split(",") if s.strip()] if m.group(3) is not None else None
+        out.append((name, m.group(1), shape, strides))
     return out
 
 
 def make_inputs(specs):
+    """Random inputs laid out as annotated: a stride-0 dim (a broadcast
+    mask) repeats its values, as the generated code, which reads inputs
+    through the graph's strides, will see them."""
     g = torch.Generator().manual_seed(0)
     vals = []
-    for name, dt, shape in specs:
+    for name, dt, shape, strides in specs:
         t = DTYPES[dt]
+        strides = strides if strides is not None and len(strides) == len(shape) else None
+        n = 1 + sum((d - 1) * s for d, s in zip(shape, strides)) if strides and all(shape) else None
+        size = [n] if n is not None else shape
         if t.is_floating_point:
-            v = torch.randn(shape, generator=g).to(t)
+            v = torch.randn(size, generator=g).to(t)
         elif t == torch.bool:
-            v = torch.rand(shape, generator=g) > 0.5
+            v = torch.rand(size, generator=g) > 0.5
         else:
-            v = torch.randint(0, 4, shape, generator=g).to(t)
+            v = torch.randint(0, 4, size, generator=g).to(t)
+        if n is not None:
+            v = v.as_strided(shape, strides)
         vals.append(v)
     return vals
 
@@ -144,7 +154,7 @@ def main():
     ins = make_inputs(specs)
     in_dir = os.path.join(work, "in")
     os.makedirs(in_dir, exist_ok=True)
-    for (name, _, _), v in zip(specs, ins):
+    for (name, _, _, _), v in zip(specs, ins):
         np.save(os.path.join(in_dir, name + ".npy"), v.numpy())
 
     kiln = os.path.join(work, "kiln")
