@@ -12,7 +12,9 @@ func conformanceTable2() []Entry {
 	r := func(schema string, outs ...reduceOut) Entry {
 		return Entry{Schema: schema, Kind: KindReduction, Meta: reduction(outs...)}
 	}
-	s := func(schema string, rule selfRuleFunc) Entry { return Entry{Schema: schema, Kind: KindShape, Meta: selfRule(rule)} }
+	s := func(schema string, rule selfRuleFunc) Entry {
+		return Entry{Schema: schema, Kind: KindShape, Meta: selfRule(rule)}
+	}
 	return []Entry{
 		r("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", outSame, outLong),
 		r("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", outSame, outLong),
