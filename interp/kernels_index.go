@@ -545,6 +545,16 @@ func kEmbedding(c *call) ([]any, error) {
 	return one(out)
 }
 
+// indexSlot is t's slice at position i of dim d; a 0-dim tensor is its own
+// only slot, as PyTorch treats it as one element along dim 0 (the nil
+// slice of a 0-dim tensor was issue 11's panic).
+func indexSlot(t *Tensor, d int, i int64) (*Tensor, error) {
+	if t.Dim() == 0 {
+		return t, nil
+	}
+	return sliceView(t, int64(d), ptr(i), ptr(i+1), 1)
+}
+
 // kIndexAddCopyFill covers index_add, index_copy and index_fill.
 func kIndexAddCopyFill(c *call) ([]any, error) {
 	self, d, ix, err := dimIndex(c)
@@ -557,7 +567,10 @@ func kIndexAddCopyFill(c *call) ([]any, error) {
 	}
 	name := c.op.Schema.Name
 	for i, v := range ix {
-		dst, _ := sliceView(out, int64(d), ptr(v), ptr(v+1), 1)
+		dst, err := indexSlot(out, d, v)
+		if err != nil {
+			return nil, err
+		}
 		if name == "index_fill" {
 			val, err := c.scalar("value")
 			if err != nil {
@@ -572,7 +585,14 @@ func kIndexAddCopyFill(c *call) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, _ := sliceView(source, int64(d), ptr(int64(i)), ptr(int64(i+1)), 1)
+		src, err := indexSlot(source, d, int64(i))
+		if err != nil {
+			return nil, err
+		}
+		if src.Numel() != dst.Numel() {
+			return nil, fmt.Errorf("%s_(): Source/destination tensor must have same slice shapes. Destination slice shape: %s at dimension %d and source slice shape: %s at dimension %d.",
+				name, ints(dst.Shape), d, ints(src.Shape), d)
+		}
 		alpha := 1.0
 		if c.has("alpha") {
 			if alpha, err = c.float("alpha"); err != nil {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -271,6 +272,11 @@ func kAddmm(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !a.DType.IsFloat() && !a.DType.IsComplex() {
+		// an integer GEMM takes beta and alpha as its own type:
+		// Scalar::to<int64_t>() truncates 1.5 to 1
+		beta, alpha = math.Trunc(beta), math.Trunc(alpha)
+	}
 	return oneT(addScaled(self, a, prod, shape, beta, alpha))
 }
 
@@ -358,7 +364,8 @@ func init() {
 	register(two("self", "mat2", bmm), "bmm")
 	register(two("self", "other", matmul), "matmul")
 	register(two("self", "vec", matmul), "mv")
-	register(two("self", "tensor", vecProduct), "dot", "vdot")
+	register(two("self", "tensor", vecProduct), "dot")
+	register(two("self", "other", vecProduct), "vdot") // vdot conjugates self: the same for real dtypes
 	register(kAddmm, "addmm", "baddbmm")
 	register(kLinear, "linear")
 }

@@ -33,17 +33,23 @@ func factoryOptions(c *Call, defDType ir.DType, defDevice ir.Device) (ir.DType, 
 	return dt, dev, nil
 }
 
-// checkSizes is the allocation check that no size is negative; on an
-// unbacked size that is not known to be a size it needs data to decide.
+// checkSizes is the allocation check that no size is negative. A size
+// the facts cannot decide, over unbacked symbols (zeros([u0]) after .item()),
+// does not stop the trace: PyTorch 2.15 checks it with TORCH_SYM_CHECK,
+// which defers it to a runtime assertion and records u0 >= 0, and types the
+// result (tools/scenarios/pytorch_messages.py: zeros and new_zeros of an
+// unchecked .item() compile under capture_scalar_outputs).
 func (env *Env) checkSizes(size []sym.Expr) error {
 	for _, s := range size {
-		neg, err := env.Guard(sym.Lt(s, c0), false)
-		if err != nil {
-			e, _ := AsError(err)
-			e.Hint = "call torch._check_is_size(u) (aten.sym_constrain_range_for_size) on the value before using it as a size"
-			return e
+		neg, known := env.decide(sym.Lt(s, c0))
+		if !known && s.HasUnbacked() {
+			if s.IsSymbol() {
+				lo, hi := env.Facts.Range(s)
+				env.Facts.SetRange(s.Name(), max(lo, 0), hi)
+			}
+			continue
 		}
-		if neg {
+		if known && neg {
 			return Errorf(CodeShape, "", "Trying to create tensor with negative dimension %s: %s", s, shapeString(size))
 		}
 	}

@@ -109,7 +109,14 @@ func (r *run) fail(n *ir.Node, err error) error {
 func (r *run) fromAnnotations(n *ir.Node, why string) {
 	for _, v := range n.Results {
 		if v.Annot.IsKnown() {
-			r.ctx.Remark(n, RemarkFromAnnotation, "%s typed from its annotation %s (%s)", v.Name, v.Annot, why)
+			if why == WhyNoRule {
+				// evidence in the input: PyTorch knew the type when it printed
+				// the graph (a fake impl kiln has not been told about)
+				r.ctx.Warn(n, RemarkFromAnnotation, "declare the op in a custom-op file (ops/CUSTOM_OPS.md) to have kiln check it",
+					"%s typed from its annotation %s (%s)", v.Name, v.Annot, why)
+			} else {
+				r.ctx.Remark(n, RemarkFromAnnotation, "%s typed from its annotation %s (%s)", v.Name, v.Annot, why)
+			}
 			v.Type = v.Annot
 			if v.Type.Kind == ir.KindTensor {
 				t := v.Type.Tensor.Clone()
@@ -145,7 +152,9 @@ func (r *run) opNode(n *ir.Node) ([]ir.Type, error) {
 		r.ctx.Errorf(n, "arity", "check the call against the op's schema: "+op.Schema.String(), "%v", err)
 		return nil, nil
 	}
+	restore := r.captureFromEvidence(n, op)
 	types, err := op.Meta(r.env, c)
+	restore()
 	if err != nil {
 		return nil, err
 	}

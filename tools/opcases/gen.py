@@ -145,6 +145,7 @@ def cases():
     out.append(case("polygamma0", lambda x: aten.polygamma(0, x), gen(41, 5, lo=0.5, hi=4.0)))
     out.append(case("mvlgamma", lambda x: aten.mvlgamma(x, 3), gen(42, 5, lo=1.5, hi=4.0)))
     out.append(case("view_as_complex", lambda x: aten.view_as_real(aten.mul(aten.view_as_complex(x), 2)), gen(43, 3, 2)))
+    out.append(case("view_as_complex_roundtrip", lambda x: aten.view_as_real(aten.view_as_complex(x[:, 2:])), gen(44, 3, 4)))
     out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
     out.append(case("fused_rms_norm", lambda x, w: aten._fused_rms_norm(x, [4], w, 1e-6), x34, ln_w))
     return out

@@ -1,0 +1,254 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// Complex views, diag, norm.ScalarOpt_dim, round.decimals and the special
+// functions polygamma and mvlgamma (aten/src/ATen/native/Math.h).
+
+// kViewAsReal reads a complex tensor's storage as (re, im) pairs of its
+// part type: shape + [2], strides and offset doubled.
+func kViewAsReal(c *call, t *Tensor) (*Tensor, error) {
+	part := complexPart(t.DType)
+	if part == ir.Invalid {
+		return nil, fmt.Errorf("view_as_real is only supported for complex tensors")
+	}
+	strides := make([]int64, 0, t.Dim()+1)
+	for _, s := range t.Strides {
+		strides = append(strides, 2*s)
+	}
+	return &Tensor{DType: part, Shape: append(clone64(t.Shape), 2), Strides: append(strides, 1), Offset: 2 * t.Offset, Storage: t.Storage}, nil
+}
+
+// kViewAsComplex is view_as_real's inverse: a last dim of size 2 and
+// stride 1, other strides and the offset even.
+func kViewAsComplex(c *call, t *Tensor) (*Tensor, error) {
+	dt := complexOf(t.DType)
+	if dt == ir.Invalid {
+		return nil, fmt.Errorf("view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", scalarTypeName(t.DType))
+	}
+	r := t.Dim()
+	if r == 0 || t.Shape[r-1] != 2 {
+		return nil, fmt.Errorf("Tensor must have a last dimension of size 2")
+	}
+	if t.Strides[r-1] != 1 {
+		return nil, fmt.Errorf("Tensor must have a last dimension with stride 1")
+	}
+	strides := make([]int64, r-1)
+	for i := range strides {
+		if t.Strides[i]%2 != 0 {
+			return nil, fmt.Errorf("Tensor must have a stride divisible by 2 for all but last dimension")
+		}
+		strides[i] = t.Strides[i] / 2
+	}
+	if t.Offset%2 != 0 {
+		return nil, fmt.Errorf("Tensor must have a storage_offset divisible by 2")
+	}
+	return &Tensor{DType: dt, Shape: clone64(t.Shape[:r-1]), Strides: strides, Offset: t.Offset / 2, Storage: t.Storage}, nil
+}
+
+// kConjView is _conj / conj: an alias; for real dtypes that is all it is.
+func kConjView(c *call, t *Tensor) (*Tensor, error) {
+	if t.DType.IsComplex() {
+		return nil, fmt.Errorf("conj of a complex tensor: the interpreter does not model the conjugate bit")
+	}
+	return t.Alias(), nil
+}
+
+// kDiag: a vector onto diagonal d of a square matrix, or a matrix's
+// diagonal d as a vector.
+func kDiag(c *call) ([]any, error) {
+	t, d, err := c.selfInt("diagonal")
+	if err != nil {
+		return nil, err
+	}
+	xs := t.Floats()
+	switch t.Dim() {
+	case 1:
+		n := t.Shape[0] + abs(d)
+		out := make([]float64, n*n)
+		for i, v := range xs {
+			r, col := int64(i)+max(-d, 0), int64(i)+max(d, 0)
+			out[r*n+col] = v
+		}
+		return one(FromFloatsOn(t.DType, []int64{n, n}, out, t.Device()))
+	case 2:
+		rows, cols := t.Shape[0], t.Shape[1]
+		var out []float64
+		for i := int64(0); ; i++ {
+			r, col := i+max(-d, 0), i+max(d, 0)
+			if r >= rows || col >= cols {
+				break
+			}
+			out = append(out, xs[r*cols+col])
+		}
+		return one(FromFloatsOn(t.DType, []int64{int64(len(out))}, out, t.Device()))
+	}
+	return nil, fmt.Errorf("diag(): Supports 1D or 2D tensors. Got %dD", t.Dim())
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// kNormScalarOptDim is linalg_vector_norm with p (None means 2).
+func kNormScalarOptDim(c *call) ([]any, error) {
+	p := 2.0
+	if !c.isNone("p") {
+		v, err := c.float("p")
+		if err != nil {
+			return nil, err
+		}
+		p = v
+	}
+	return kVectorNorm(c.with(map[string]any{"ord": p}))
+}
+
+// kRoundDecimals rounds half to even at 10^-decimals, in the tensor's
+// dtype as ATen does: x·10^d, nearbyint, /10^d (or /, ·, for d < 0).
+func kRoundDecimals(c *call) ([]any, error) {
+	dec, err := c.int("decimals")
+	if err != nil {
+		return nil, err
+	}
+	in, err := operands(c, "self")
+	if err != nil {
+		return nil, err
+	}
+	neg := dec < 0
+	ten := math.Pow(10, float64(abs(dec)))
+	mk := func(r rounder) func(float64) float64 {
+		p := r(ten)
+		return func(x float64) float64 {
+			switch {
+			case dec == 0:
+				return math.RoundToEven(x)
+			case neg:
+				return r(math.RoundToEven(r(x/p)) * p)
+			}
+			return r(math.RoundToEven(r(x*p)) / p)
+		}
+	}
+	k := ewKernel{f: func(dt ir.DType) chunkF { return fl1(mk(rounderFor(dt)))(dt) }, i: in1(func(x int64) int64 { return x })}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "round"}, k, in))
+}
+
+// polygamma is ψ⁽ⁿ⁾(x): digamma, trigamma, and (-1)ⁿ⁺¹ n! ζ(n+1, x) above.
+func polygamma(n int64, x float64) float64 {
+	switch n {
+	case 0:
+		return digamma(x)
+	}
+	sign := -1.0
+	if n%2 == 1 {
+		sign = 1
+	}
+	lg, _ := math.Lgamma(float64(n) + 1)
+	return sign * math.Exp(lg) * hurwitzZeta(float64(n)+1, x)
+}
+
+// hurwitzZeta is ζ(s, q) = Σ (q+k)^-s, after Cephes' zeta (ATen's zeta):
+// a direct sum, then Euler-Maclaurin with Bernoulli terms.
+func hurwitzZeta(s, q float64) float64 {
+	if s == 1 {
+		return math.Inf(1)
+	}
+	if s < 1 || q <= 0 && q == math.Floor(q) {
+		return math.NaN()
+	}
+	a := [...]float64{12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+		-2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18}
+	sum := math.Pow(q, -s)
+	a0, b, i := q, 0.0, 0
+	for i < 9 || a0 <= 9 {
+		i++
+		a0++
+		b = math.Pow(a0, -s)
+		sum += b
+		if math.Abs(b/sum) < 1.11e-16 {
+			return sum
+		}
+	}
+	w := a0
+	sum += b * w / (s - 1)
+	sum -= 0.5 * b
+	fac, k := 1.0, 0.0
+	for j := 0; j < 12; j++ {
+		fac *= s + k
+		b /= w
+		t := fac * b / a[j]
+		sum += t
+		if math.Abs(t/sum) < 1.11e-16 {
+			break
+		}
+		k++
+		fac *= s + k
+		b /= w
+		k++
+	}
+	return sum
+}
+
+func kPolygamma(c *call) ([]any, error) {
+	n, err := c.int("n")
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("polygamma(n, x) does not support negative n.")
+	}
+	in, err := operands(c, "self")
+	if err != nil {
+		return nil, err
+	}
+	k := ewKernel{f: fl1(func(x float64) float64 { return polygamma(n, x) })}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "polygamma"}, k, in))
+}
+
+// kMvlgamma is Σ_{i<p} lgamma(x - i/2) + p(p-1)/4 · log π.
+func kMvlgamma(c *call) ([]any, error) {
+	self, p, err := c.selfInt("p")
+	if err != nil {
+		return nil, err
+	}
+	if p < 1 {
+		return nil, fmt.Errorf("p has to be greater than or equal to 1")
+	}
+	for _, x := range self.Floats() {
+		if !(x > float64(p-1)/2) {
+			return nil, fmt.Errorf("All elements must be greater than (p-1)/2")
+		}
+	}
+	in, err := operands(c, "self")
+	if err != nil {
+		return nil, err
+	}
+	k := ewKernel{f: fl1(func(x float64) float64 {
+		s := float64(p*(p-1)) / 4 * math.Log(math.Pi)
+		for i := int64(0); i < p; i++ {
+			lg, _ := math.Lgamma(x - float64(i)/2)
+			s += lg
+		}
+		return s
+	})}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "mvlgamma"}, k, in))
+}
+
+func init() {
+	register(selfK(kViewAsReal), "view_as_real")
+	register(selfK(kViewAsComplex), "view_as_complex")
+	register(selfK(kConjView), "_conj", "conj")
+	register(kDiag, "diag")
+	register(kNormScalarOptDim, "norm.ScalarOpt_dim")
+	register(kRoundDecimals, "round.decimals")
+	register(kPolygamma, "polygamma")
+	register(kMvlgamma, "mvlgamma")
+}
