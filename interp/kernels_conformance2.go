@@ -361,3 +361,110 @@ func solveTri(A, B, X []float64, k, m, n int64, upper, left, unit bool) {
 		}
 	}
 }
+
+func init() {
+	// unsafe_split is split whose pieces autograd does not track as views;
+	// their layout is split's.
+	register(selfList(kSplit), "unsafe_split.Tensor")
+	register(kNonzeroStatic, "nonzero_static")
+	register(kPut, "put")
+}
+
+// kNonzeroStatic is nonzero cut or padded with fill_value to size rows.
+func kNonzeroStatic(c *call) ([]any, error) {
+	t, err := c.tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	size, err := c.int("size")
+	if err != nil {
+		return nil, err
+	}
+	fill, err := c.int("fill_value")
+	if err != nil {
+		return nil, err
+	}
+	rank := int64(t.Dim())
+	out, err := Empty(ir.I64, []int64{size, rank}, nil, t.Device())
+	if err != nil {
+		return nil, err
+	}
+	row := int64(0)
+	for i, v := range t.Floats() {
+		if v == 0 || row >= size {
+			continue
+		}
+		for d, x := range unravel(int64(i), t.Shape) {
+			storeI(ir.I64, out.Storage.Data, row*rank+int64(d), x)
+		}
+		row++
+	}
+	for ; row < size; row++ {
+		for d := int64(0); d < rank; d++ {
+			storeI(ir.I64, out.Storage.Data, row*rank+d, fill)
+		}
+	}
+	return one(out)
+}
+
+// kPut writes (or adds) source into a copy of self, self read as flat.
+func kPut(c *call) ([]any, error) {
+	self, idx, err := c.tensor2("self", "index")
+	if err != nil {
+		return nil, err
+	}
+	src, err := c.tensor("source")
+	if err != nil {
+		return nil, err
+	}
+	acc, err := c.bool("accumulate")
+	if err != nil {
+		return nil, err
+	}
+	if self.DType.IsComplex() {
+		return nil, fmt.Errorf("put: complex tensors are not modelled")
+	}
+	n := self.Numel()
+	flat := func(k int64) (int64, error) {
+		if k < -n || k >= n {
+			return 0, fmt.Errorf("out of range: tried to access index %d on a tensor of %d elements.", k, n)
+		}
+		if k < 0 {
+			k += n
+		}
+		return k, nil
+	}
+	if !self.DType.IsFloat() {
+		vals, s := self.Ints(), src.Ints()
+		for i, k := range idx.Ints() {
+			if k, err = flat(k); err != nil {
+				return nil, err
+			}
+			if acc {
+				vals[k] += s[i]
+			} else {
+				vals[k] = s[i]
+			}
+		}
+		out, err := Empty(self.DType, self.Shape, nil, self.Device())
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range vals {
+			storeI(out.DType, out.Storage.Data, int64(i), v)
+		}
+		return one(out)
+	}
+	vals, s := self.Floats(), src.Floats()
+	for i, k := range idx.Ints() {
+		if k, err = flat(k); err != nil {
+			return nil, err
+		}
+		if acc {
+			vals[k] += s[i]
+		} else {
+			vals[k] = s[i]
+		}
+	}
+	return one(FromFloatsOn(self.DType, self.Shape, vals, self.Device()))
+}
