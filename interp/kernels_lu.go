@@ -327,9 +327,18 @@ func kSolveEx(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	vector := b.Dim() == 1 || b.Dim() == a.Dim()-1 && equal64(b.Shape, a.Shape[:a.Dim()-1])
+	if vector {
+		if b, err = reshape(b, append(append([]int64{}, b.Shape...), 1)); err != nil {
+			return nil, err
+		}
+	}
 	shape, x, err := solveWith(f, b)
 	if err != nil {
 		return nil, err
+	}
+	if vector {
+		shape = shape[:len(shape)-1]
 	}
 	dev := a.Device()
 	res, err := colMajorOf(a.DType, shape, x, dev)
