@@ -129,3 +129,111 @@ func pick(c *call, row []float64) (float64, int64, error) {
 	}
 	return row[idx[k]], int64(idx[k]), nil
 }
+
+func init() { register(kIndexReduce, "index_reduce") }
+
+// kIndexReduce is index_reduce: slice i of source along dim is reduced
+// (prod, mean, amax, amin) into slice index[i] of a copy of self; with
+// include_self false, self's values at the indexed slices are left out.
+func kIndexReduce(c *call) ([]any, error) {
+	self, src, err := c.tensor2("self", "source")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := c.tensor("index")
+	if err != nil {
+		return nil, err
+	}
+	dim, err := c.int("dim")
+	if err != nil {
+		return nil, err
+	}
+	mode, err := c.str("reduce")
+	if err != nil {
+		return nil, err
+	}
+	incl, err := c.bool("include_self")
+	if err != nil {
+		return nil, err
+	}
+	if self.DType.IsComplex() || self.DType == ir.Bool {
+		return nil, fmt.Errorf("index_reduce(): %s is not supported", scalarTypeName(self.DType))
+	}
+	rank := max(self.Dim(), 1)
+	d, err := wrapDim(dim, rank)
+	if err != nil {
+		return nil, err
+	}
+	shape := self.Shape
+	if self.Dim() == 0 {
+		shape = []int64{1}
+	}
+	outer, inner := int64(1), int64(1)
+	for i := 0; i < d; i++ {
+		outer *= shape[i]
+	}
+	for i := d + 1; i < len(shape); i++ {
+		inner *= shape[i]
+	}
+	size := shape[d]
+	out, sv, ix := self.Floats(), src.Floats(), idx.Ints()
+	count := make([]float64, len(out))
+	for i := range count {
+		count[i] = 1
+	}
+	at := func(o, k, in int64) int64 { return (o*size+k)*inner + in }
+	if !incl {
+		ident := map[string]float64{"prod": 1, "mean": 0, "amax": math.Inf(-1), "amin": math.Inf(1)}[mode]
+		for _, k := range ix {
+			if k < 0 {
+				k += size
+			}
+			for o := int64(0); o < outer; o++ {
+				for in := int64(0); in < inner; in++ {
+					out[at(o, k, in)], count[at(o, k, in)] = ident, 0
+				}
+			}
+		}
+	}
+	for i, k := range ix {
+		if k < -size || k >= size {
+			return nil, fmt.Errorf("index_reduce(): index %d is out of bounds for dimension %d with size %d", k, d, size)
+		}
+		if k < 0 {
+			k += size
+		}
+		for o := int64(0); o < outer; o++ {
+			for in := int64(0); in < inner; in++ {
+				p, s := at(o, k, in), sv[(o*int64(len(ix))+int64(i))*inner+in]
+				switch mode {
+				case "prod":
+					out[p] *= s
+				case "mean":
+					out[p] += s
+					count[p]++
+				case "amax":
+					if s != s || s > out[p] {
+						out[p] = s
+					}
+				case "amin":
+					if s != s || s < out[p] {
+						out[p] = s
+					}
+				default:
+					return nil, fmt.Errorf("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", mode)
+				}
+			}
+		}
+	}
+	if mode == "mean" {
+		for p := range out {
+			if count[p] > 0 {
+				out[p] /= count[p]
+				if !self.DType.IsFloat() {
+					out[p] = math.Floor(out[p])
+				}
+			}
+		}
+	}
+	return one(FromFloatsOn(self.DType, self.Shape, out, self.Device()))
+}
