@@ -7,7 +7,7 @@ func builtinTables() []Entry {
 	for _, t := range [][]Entry{
 		pointwiseTable(), viewTable(), castTable(), reduceTable(), factoryTable(), matmulTable(),
 		nnTable(), backwardTable(), miscTable11(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
-		conformanceTable(), linalgTable(), fftTable(),
+		conformanceTable(), conformanceTable2(), conformanceTable3(), linalgTable(), fftTable(),
 	} {
 		all = append(all, t...)
 	}
