@@ -15,6 +15,7 @@ import math
 import sys
 
 import torch
+import torch._inductor.inductor_prims  # noqa: F401 - registers prims.inductor_*
 from torch.fx.experimental.proxy_tensor import make_fx
 
 aten = torch.ops.aten
@@ -148,6 +149,14 @@ def cases():
     out.append(case("view_as_complex_roundtrip", lambda x: aten.view_as_real(aten.view_as_complex(x[:, 2:])), gen(44, 3, 4)))
     out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
     out.append(case("fused_rms_norm", lambda x, w: aten._fused_rms_norm(x, [4], w, 1e-6), x34, ln_w))
+    # Inductor's own prims (torch/_inductor/inductor_prims.py).
+    prims = torch.ops.prims
+    out.append(case("prepare_softmax_online", lambda x: prims.prepare_softmax_online(x, 1), x34))
+    out.append(case("prepare_softmax_online_bf16", lambda x: prims.prepare_softmax_online(x, 0), x34.bfloat16()))
+    out.append(case("inductor_randint", lambda s: prims.inductor_randint(0, 10, [3, 2], s), torch.tensor(7), values=False))
+    lm_x = gen(45, 1, 2, 5, 5)
+    _, offs = prims._low_memory_max_pool_with_offsets(lm_x, [3, 3], [2, 2], [1, 1], [1, 1], False)
+    out.append(case("low_memory_max_pool_offsets_to_indices", lambda o: prims._low_memory_max_pool_offsets_to_indices(o, [3, 3], [5, 5], [2, 2], [1, 1], [1, 1]), offs))
     return out
 
 
