@@ -138,6 +138,7 @@ def cases():
                     cg, cx, cw))
     # Misc ops real graphs contain.
     out.append(case("diag_vec", lambda x: aten.diag(x, 1), gen(40, 3)))
+    out.append(case("diag_embed_dims", lambda x: aten.diag_embed(x, -1, 0, 2), x34))
     out.append(case("diag_mat", lambda x: aten.diag(x, -1), x34))
     out.append(case("norm_scalaropt_dim", lambda x: aten.norm.ScalarOpt_dim(x, 2, [1], True), x34))
     out.append(case("norm_scalaropt_dim_p1", lambda x: aten.norm.ScalarOpt_dim(x, 1, [0]), x34))
