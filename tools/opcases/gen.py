@@ -148,6 +148,9 @@ def cases():
     out.append(case("mvlgamma", lambda x: aten.mvlgamma(x, 3), gen(42, 5, lo=1.5, hi=4.0)))
     out.append(case("view_as_complex", lambda x: aten.view_as_real(aten.mul(aten.view_as_complex(x), 2)), gen(43, 3, 2)))
     out.append(case("view_as_complex_roundtrip", lambda x: aten.view_as_real(aten.view_as_complex(x[:, 2:])), gen(44, 3, 4)))
+    vc = lambda t: aten.view_as_complex(t)  # noqa: E731
+    out.append(case("complex_add_alpha_div", lambda a, b: aten.view_as_real(aten.div(aten.add(vc(a), vc(b), alpha=0.5), vc(b))), gen(46, 4, 2), gen(47, 4, 2)))
+    out.append(case("complex_mul_real_tensor", lambda a, r: aten.view_as_real(aten.mul(vc(a), r)), gen(48, 3, 2, dtype=torch.float64), gen(49, 3, dtype=torch.float64)))
     out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
     out.append(case("fused_rms_norm", lambda x, w: aten._fused_rms_norm(x, [4], w, 1e-6), x34, ln_w))
     # Inductor's own prims (torch/_inductor/inductor_prims.py).
