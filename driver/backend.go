@@ -1,15 +1,17 @@
 package driver
 
 import (
-	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
 	"github.com/kiln-compiler/kiln/codegen/golang"
-	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/passes"
+	"github.com/kiln-compiler/kiln/report"
 )
 
 // CompilePipeline is what `kiln compile` runs before lowering: decompose
@@ -25,6 +27,32 @@ type BackendOptions struct {
 	CUDA bool
 }
 
+// Pipeline is the back end as pipeline text: lower, verify, fuse, plan,
+// then the code generators asked for.
+func (o BackendOptions) Pipeline() string {
+	var fuse []string
+	if o.Fuse.Disable {
+		fuse = append(fuse, "off")
+	}
+	if o.Fuse.MaxRecompute != 0 {
+		fuse = append(fuse, "max_recompute="+strconv.Itoa(o.Fuse.MaxRecompute))
+	}
+	if o.Fuse.MaxStageInstrs != 0 {
+		fuse = append(fuse, "max_stage_instrs="+strconv.Itoa(o.Fuse.MaxStageInstrs))
+	}
+	stages := []string{"lower", "verify", "fuse", "plan"}
+	if len(fuse) > 0 {
+		stages[2] += "{" + strings.Join(fuse, ";") + "}"
+	}
+	if o.Go {
+		stages = append(stages, "go")
+	}
+	if o.CUDA {
+		stages = append(stages, "cuda")
+	}
+	return strings.Join(stages, ",")
+}
+
 // Program is one graph's back end: loop IR before and after fusion, and
 // the generated code.
 type Program struct {
@@ -35,61 +63,71 @@ type Program struct {
 	Go        []byte // generated Go source, when BackendOptions.Go
 	CUDA      string // generated CUDA C, when BackendOptions.CUDA
 	Elapsed   time.Duration
+	// Passes are the back-end stages as the manager measured them, with
+	// each one's output (the report's columns).
+	Passes []passes.PassResult
 }
 
 // Backend lowers, fuses, plans and (optionally) generates code for every
-// graph of a run that the passes left without errors. A graph that has an
-// op with no lowering gets a diagnostic in run.Diags and no Program; other
-// failures are internal errors.
+// graph of a run that the passes left without errors, through the same
+// pass manager as the graph passes. A graph that has an op with no
+// lowering gets a diagnostic in run.Diags and no Program; other failures
+// are internal errors.
 func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 	if run.Module == nil || run.Diags.HasErrors() {
 		return nil, nil
 	}
+	pipe, err := passes.Parse(opts.Pipeline())
+	if err != nil {
+		return nil, err
+	}
+	m := run.manager
+	m.KeepText, m.AfterPass = true, nil
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
-		p, err := backendOne(g, fmt.Sprintf("graph%d", gi), opts)
-		var d *diag.Diagnostic
-		if errors.As(err, &d) {
-			run.Diags.Add(*d)
+		u := &passes.Unit{Name: fmt.Sprintf("graph%d", gi), Graph: g}
+		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
+		res, err := m.RunUnit(pipe, ctx, u)
+		run.Diags.Items = append(run.Diags.Items, ctx.Diags.Items...)
+		if ctx.Diags.HasErrors() {
 			continue
 		}
 		if err != nil {
 			return out, fmt.Errorf("graph %d: %w", gi, err)
 		}
-		out = append(out, p)
+		if len(res.Passes) < len(pipe.Steps) { // stopped by a diagnostic
+			continue
+		}
+		out = append(out, newProgram(g, u, res.Passes))
+	}
+	for _, d := range ProvenanceRemarks(run, out) {
+		run.Diags.Add(d)
 	}
 	return out, nil
 }
 
-func backendOne(g *ir.Graph, name string, opts BackendOptions) (*Program, error) {
-	start := time.Now()
-	loop, err := lowering.Lower(g, lowering.Options{Name: name})
-	if err != nil {
-		return nil, err
+func newProgram(g *ir.Graph, u *passes.Unit, prs []passes.PassResult) *Program {
+	lp := u.Prog.(*loopProg)
+	p := &Program{Graph: g, Loop: lp.Program, Stats: lp.stats, CUDA: u.Code["cuda"], Passes: prs}
+	if code, ok := u.Code["go"]; ok {
+		p.Go = []byte(code)
 	}
-	p := &Program{Graph: g, PreFusion: loop.String(), Loop: loop}
-	if err := lowering.Verify(loop); err != nil {
-		return nil, fmt.Errorf("lowering produced invalid loop IR: %w", err)
-	}
-	if p.Stats, err = lowering.Fuse(loop, opts.Fuse); err != nil {
-		return nil, fmt.Errorf("fuse: %w", err)
-	}
-	lowering.PlanBuffers(loop)
-	if err := lowering.Verify(loop); err != nil {
-		return nil, fmt.Errorf("fusion produced invalid loop IR: %w", err)
-	}
-	if opts.Go {
-		if p.Go, err = golang.Generate(loop, name); err != nil {
-			return nil, fmt.Errorf("go codegen: %w", err)
+	for _, pr := range prs {
+		p.Elapsed += pr.Duration
+		if pr.Pass == "lower" {
+			p.PreFusion = pr.Text
 		}
 	}
-	if opts.CUDA {
-		if p.CUDA, err = cuda.Generate(loop); err != nil {
-			return nil, fmt.Errorf("cuda codegen: %w", err)
-		}
+	return p
+}
+
+// AddColumns adds the back-end stages to a graph's report: the loop IR
+// after each stage, and the code each code generator emitted.
+func (p *Program) AddColumns(rec *report.Recorder) {
+	for _, pr := range p.Passes {
+		info, _ := passes.Lookup(pr.Pass)
+		rec.Columns = append(rec.Columns, report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text})
 	}
-	p.Elapsed = time.Since(start)
-	return p, nil
 }
 
 // Name is the program's package-safe name ("graph0", "graph1", ...): its
@@ -103,4 +141,126 @@ func LoopPrograms(ps []*Program) []*lowering.Program {
 		out[i] = p.Loop
 	}
 	return out
+}
+
+// loopProg is a loop program as the pass manager sees it.
+type loopProg struct {
+	*lowering.Program
+	stats lowering.FuseStats // what the fuse stage did
+}
+
+func (p *loopProg) Verify() error { return lowering.Verify(p.Program) }
+
+// backEnd are the table's rows past the graph.
+var backEnd = []passes.Info{
+	{Name: "lower", Summary: "lower every node to loop kernels over buffers (Inductor's lowering); an op with no lowering rule is a diagnostic",
+		Checks: "nothing by itself: the verify row follows", NewUnit: stage("lower", lower)},
+	{Name: "verify", Summary: "check the loop IR: arguments defined before use, index expressions naming only loop variables and the program's symbols, buffers read only after a kernel wrote them",
+		Requires: []passes.Requirement{{Pass: "lower", Reason: "it checks the loop IR lowering made"}},
+		Checks:   "the loop-IR verifier (it is the check)", NewUnit: stage("verify", verifyLoops)},
+	{Name: "fuse", Summary: "fuse kernels greedily in program order (Inductor's scheduler): vertically into their producer's group, horizontally with kernels reading the same buffer",
+		Options: []passes.OptionInfo{{Name: "off", Doc: "no fusion: one kernel per node (kiln compile -no-fuse)"},
+			{Name: "max_recompute", Doc: "times one stored value may be recomputed instead of read back (default 2; negative: never)"},
+			{Name: "max_stage_instrs", Doc: "refuse a fusion that grows a stage beyond this many instructions (default 256)"}},
+		Requires: []passes.Requirement{{Pass: "lower", Reason: "it fuses the kernels lowering made"}},
+		Checks:   "nothing by itself: plan's check covers fusion", NewUnit: newFuse},
+	{Name: "plan", Summary: "plan buffers, as Inductor's memory planning: an intermediate buffer takes over the memory of a dead one of the same byte size",
+		Requires: []passes.Requirement{{Pass: "lower", Reason: "it plans the buffers of the loop program"}},
+		Checks:   "the loop-IR verifier (fusion and planning produced valid loop IR)", VerifyProgram: true, NewUnit: stage("plan", plan)},
+	{Name: "go", Summary: "generate Go: one gofmt-clean file of kernels and a Run entry, over the scalar runtime rt",
+		Requires: []passes.Requirement{{Pass: "plan", Reason: "the code allocates the buffers the plan sized"}},
+		Checks:   "nothing: the e2e tests build and run it against interp", Emits: true, NewUnit: stage("go", emitGo)},
+	{Name: "cuda", Summary: "generate CUDA C: one .cu translation unit of kernels and a host wrapper",
+		Requires: []passes.Requirement{{Pass: "plan", Reason: "the code allocates the buffers the plan sized"}},
+		Checks:   "nothing: the codegen tests compile it to PTX with clang", Emits: true, NewUnit: stage("cuda", emitCUDA)},
+}
+
+func init() {
+	for _, info := range backEnd {
+		passes.Register(info)
+	}
+}
+
+// unitFunc is a back-end stage as a function.
+type unitFunc struct {
+	name string
+	run  func(u *passes.Unit, lp *loopProg) (bool, error)
+}
+
+func (f unitFunc) Name() string { return f.name }
+
+func (f unitFunc) RunUnit(_ *passes.Context, u *passes.Unit) (bool, error) {
+	lp, _ := u.Prog.(*loopProg)
+	if lp == nil && f.name != "lower" {
+		return false, fmt.Errorf("no loop program: %s must run after lower", f.name)
+	}
+	return f.run(u, lp)
+}
+
+func stage(name string, run func(u *passes.Unit, lp *loopProg) (bool, error)) func(passes.Options) (passes.UnitPass, error) {
+	return func(passes.Options) (passes.UnitPass, error) { return unitFunc{name, run}, nil }
+}
+
+func lower(u *passes.Unit, _ *loopProg) (bool, error) {
+	loop, err := lowering.Lower(u.Graph, lowering.Options{Name: u.Name})
+	if err != nil {
+		return false, err
+	}
+	u.Prog = &loopProg{Program: loop}
+	return true, nil
+}
+
+func verifyLoops(_ *passes.Unit, lp *loopProg) (bool, error) {
+	if err := lowering.Verify(lp.Program); err != nil {
+		return false, fmt.Errorf("lowering produced invalid loop IR: %w", err)
+	}
+	return false, nil
+}
+
+func newFuse(o passes.Options) (passes.UnitPass, error) {
+	fo := lowering.FuseOptions{Disable: o.Bool("off")}
+	for key, dst := range map[string]*int{"max_recompute": &fo.MaxRecompute, "max_stage_instrs": &fo.MaxStageInstrs} {
+		if v, ok := o[key]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s=%q: want an integer", key, v)
+			}
+			*dst = n
+		}
+	}
+	return unitFunc{"fuse", func(_ *passes.Unit, lp *loopProg) (bool, error) {
+		var err error
+		lp.stats, err = lowering.Fuse(lp.Program, fo)
+		return true, err // the manager tells change by the program's hash
+	}}, nil
+}
+
+func plan(_ *passes.Unit, lp *loopProg) (bool, error) {
+	lowering.PlanBuffers(lp.Program)
+	return true, nil
+}
+
+func emitGo(u *passes.Unit, lp *loopProg) (bool, error) {
+	src, err := golang.Generate(lp.Program, u.Name)
+	if err != nil {
+		return false, err
+	}
+	setCode(u, "go", string(src))
+	return false, nil
+}
+
+func emitCUDA(u *passes.Unit, lp *loopProg) (bool, error) {
+	src, err := cuda.Generate(lp.Program)
+	if err != nil {
+		return false, err
+	}
+	setCode(u, "cuda", src)
+	return false, nil
+}
+
+func setCode(u *passes.Unit, stage, src string) {
+	if u.Code == nil {
+		u.Code = map[string]string{}
+	}
+	u.Code[stage] = src
 }

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend"
 	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/frontend/torchtrace"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/limits"
 	"github.com/kiln-compiler/kiln/ops"
@@ -27,6 +29,8 @@ const DefaultPipeline = "fakeprop,functionalize,align,dce"
 type Input struct {
 	Name string // file name used in positions ("-" reads stdin as "<stdin>")
 	Src  []byte
+	// Files is set for a folder (TORCH_TRACE=/dir: one log per rank); Src is then nil.
+	Files []frontend.File
 }
 
 // ReadInput reads a file, or standard input for "-", refusing one larger
@@ -39,6 +43,10 @@ func ReadInput(path string, stdin io.Reader) (Input, error) {
 			return Input{}, err
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			files, err := frontend.ReadDir(path, limits.InputBytes)
+			return Input{Name: path, Files: files}, err
+		}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limits.InputBytes {
 			return Input{}, inputTooLarge(path, st.Size())
 		}
@@ -79,17 +87,23 @@ type Options struct {
 
 // Run is one compilation: parse, then run the pipeline on every graph.
 type Run struct {
+	Parse   passes.PassResult // the parse row: its time (the other rows' are in Results)
 	Module  *ir.Module
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
 	Stages  []*report.Recorder // one per graph, when Options.Record
+	// Provenance is Inductor's kernel → post-grad nodes map from a
+	// TORCH_TRACE log, for comparing kiln's fusion with it (ProvenanceRemarks).
+	Provenance []torchtrace.Provenance
+
+	manager passes.Manager // the back end runs through the same manager
 }
 
 // Compile parses in and runs the pipeline on each graph. Input problems
 // (parse errors, diagnostics from passes) land in Run.Diags; the returned
 // error is for internal failures and bad options.
 func Compile(in Input, opts Options) (*Run, error) {
-	run := &Run{}
+	run := &Run{manager: opts.Manager}
 	pipe, err := passes.Parse(opts.Pipeline)
 	if err != nil {
 		return nil, err
@@ -107,7 +121,9 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
-	res, err := Parse(in, lookup)
+	start := time.Now()
+	res, err := parseInput(in, lookup)
+	run.Parse = passes.PassResult{Pass: "parse", Changed: true, Duration: time.Since(start), Err: err}
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -116,10 +132,14 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 		return nil, err
 	}
-	run.Module = res.Module
-	for _, w := range res.Warnings {
+	run.Module, run.Provenance = res.Module, res.Provenance
+	if opts.Manager.PrintAfter["parse"] { // -print-after-all starts after parsing, as LLVM's does
+		opts.Manager.Dump("parse", true, run.Module.Print())
+	}
+	for _, w := range res.Diags {
 		run.Diags.Add(w)
 	}
+	applyLogConfig(&opts.Config, res.Config, in.Name, &run.Diags)
 	for _, g := range run.Module.Graphs {
 		typeInputs(g, opts.InputTypes)
 		ctx := passes.NewContext(opts.Config)
@@ -157,11 +177,41 @@ func typeInputs(g *ir.Graph, types map[string]ir.Type) {
 // Traces, gzip of any). Errors that did not stop reading (a failed compile
 // recorded in a TORCH_TRACE log) come back among the warnings.
 func Parse(in Input, lookup func(string) ir.OpSchema) (*fx.Result, error) {
-	res, err := frontend.Parse(in.Name, in.Src, lookup)
+	res, err := parseInput(in, lookup)
 	if err != nil {
 		return nil, err
 	}
 	return &fx.Result{Module: res.Module, Warnings: res.Diags}, nil
+}
+
+// parseInput reads a file, or a folder of per-rank TORCH_TRACE logs as one module.
+func parseInput(in Input, lookup func(string) ir.OpSchema) (*frontend.Result, error) {
+	if in.Files == nil {
+		return frontend.Parse(in.Name, in.Src, lookup)
+	}
+	rs, err := frontend.ParseDir(in.Name, in.Files, lookup)
+	if err != nil {
+		return nil, err
+	}
+	return frontend.Merge(in.Name, rs), nil
+}
+
+// applyLogConfig turns on the Dynamo settings a TORCH_TRACE log says its
+// compiles ran with: the graphs in it were made under them.
+func applyLogConfig(c *passes.Config, logged map[string]bool, file string, diags *diag.List) {
+	for _, k := range torchtrace.ConfigKeys {
+		if !logged[k] {
+			continue
+		}
+		switch k {
+		case "capture_scalar_outputs":
+			c.CaptureScalarOutputs = true
+		case "capture_dynamic_output_shape_ops":
+			c.CaptureDynamicOutputShapeOps = true
+		}
+		diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: "log-config", Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Message: "torch._dynamo.config." + k + " = True, as the log's compilation_metrics record"})
+	}
 }
 
 // chainHooks runs two AfterPass hooks in order.

@@ -51,6 +51,7 @@ type Result struct {
 	Module     *ir.Module
 	Diags      []diag.Diagnostic // warnings, remarks, and errors that did not stop reading
 	Provenance []torchtrace.Provenance
+	Config     map[string]bool // Dynamo settings a TORCH_TRACE log recorded (torchtrace.ConfigKeys)
 }
 
 // Parse reads src (named file in positions) in whatever format it holds.
@@ -90,13 +91,17 @@ func (res *Result) read(file string, src []byte, lookup func(string) ir.OpSchema
 		if err != nil {
 			return err
 		}
-		res.Module, res.Diags, res.Provenance = r.Module, r.Diags, r.Provenance
+		res.Module, res.Diags, res.Provenance, res.Config = r.Module, r.Diags, r.Provenance, r.Config
 	case ExecTrace:
 		r, err := exectrace.Parse(file, src, exectrace.Options{Lookup: lookup})
 		if err != nil {
 			return err
 		}
 		res.Module, res.Diags = r.Module, r.Diags
+	case Unknown:
+		return diag.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "parse", "kiln reads "+Formats+
+			"; a profiler (Kineto) trace holds timings, not tensors: record an Execution Trace instead",
+			"JSON object that is neither an Execution Trace (\"schema\", \"nodes\") nor an op trace (\"op\")")
 	case OpTrace:
 		mod, warnings, err := optrace.Parse(file, src, optrace.Options{Lookup: lookup})
 		if err != nil {
@@ -131,40 +136,42 @@ func Sniff(src []byte) Format {
 		case torchtrace.IsLog(string(line)):
 			return TorchTrace
 		case strings.HasPrefix(text, "{"):
-			if isExecTrace(src) {
-				return ExecTrace
-			}
-			return OpTrace
+			return jsonFormat(src)
 		}
 		return FX
 	}
 	return FX
 }
 
-// isExecTrace reads the top-level keys of the first JSON object: an
-// Execution Trace has "schema" and "nodes"; an op-trace line has "op".
-func isExecTrace(src []byte) bool {
+// Unknown is JSON kiln does not read (a Kineto/Chrome trace, say).
+const Unknown Format = "JSON kiln does not read"
+
+// jsonFormat reads the top-level keys of the first JSON object: an
+// Execution Trace has "schema" and "nodes"; an op-trace line has "op" or
+// "return"; a JSON line kiln cannot place is an op trace with a typo, so
+// optrace reports it; anything else is Unknown.
+func jsonFormat(src []byte) Format {
 	dec := json.NewDecoder(bytes.NewReader(src))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false
+		return OpTrace
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return false
+			return OpTrace
 		}
 		switch tok {
 		case "schema", "nodes":
-			return true
-		case "op", "return", "args", "outputs":
-			return false
+			return ExecTrace
+		case "op", "return", "args", "kwargs", "outputs":
+			return OpTrace
 		}
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {
-			return false
+			return OpTrace
 		}
 	}
-	return false
+	return Unknown
 }
 
 func isGzip(src []byte) bool { return len(src) >= 2 && src[0] == 0x1f && src[1] == 0x8b }

@@ -49,6 +49,11 @@ func lookupKernel(op *ops.Op) kernel {
 			}
 		}
 	}
+	if fop := ops.FunctionalOfOut(op); fop != nil && !op.IsInplace() {
+		if fk := lookupKernel(fop); fk != nil {
+			return outKernel(fk)
+		}
+	}
 	if base, ok := strings.CutSuffix(s.Name, "_copy"); ok {
 		if vk := kernels[s.Namespace+"::"+base+"."+s.Overload]; vk != nil {
 			return viewCopyKernel(vk)
@@ -109,6 +114,37 @@ func (m *machine) eval(n *ir.Node) ([]any, error) {
 // inplaceKernel runs the functional kernel and writes its result into
 // self, with PyTorch's checks: the result must keep self's shape and be
 // castable to its dtype, and self may not overlap itself or an input.
+// outKernel runs an out= variant (`mul.out`): the functional kernel, its
+// results copied into the out tensors, which are the results.
+func outKernel(fk kernel) kernel {
+	return func(c *call) ([]any, error) {
+		outs, err := fk(c)
+		if err != nil {
+			return nil, err
+		}
+		names := ops.OutParams(c.op)
+		if len(outs) != len(names) {
+			return nil, fmt.Errorf("%s: %d results for %d out tensors", c.op.Schema.Name, len(outs), len(names))
+		}
+		res := make([]any, len(names))
+		for i, name := range names {
+			dst, err := c.tensor(name)
+			if err != nil {
+				return nil, err
+			}
+			src, ok := outs[i].(*Tensor)
+			if !ok || !equal64(src.Shape, dst.Shape) {
+				return nil, fmt.Errorf("%s: out tensor %s does not have the result's shape (resizing out= tensors is not modelled)", c.op.Schema.Name, name)
+			}
+			if err := copyTensor(dst, src); err != nil {
+				return nil, err
+			}
+			res[i] = dst
+		}
+		return res, nil
+	}
+}
+
 func inplaceKernel(fk kernel) kernel {
 	return func(c *call) ([]any, error) {
 		selfName := c.op.Schema.Params[0].Name

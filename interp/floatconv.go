@@ -3,8 +3,8 @@ package interp
 import (
 	"math"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Exact conversions between float32 and the reduced float formats, after

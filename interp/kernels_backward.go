@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Backward kernels of pointwise activations, declared once as a family:

@@ -3,8 +3,8 @@ package interp
 import (
 	"fmt"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Random ops. Values cannot match PyTorch's generators; they are

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Reductions (aten/src/ATen/native/ReduceOps.cpp, cpu/SumKernel.cpp):

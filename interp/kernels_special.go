@@ -92,65 +92,6 @@ func kDiag(c *call) ([]any, error) {
 	return nil, fmt.Errorf("diag(): Supports 1D or 2D tensors. Got %dD", t.Dim())
 }
 
-// kDiagEmbed writes self's last dim onto diagonal offset of dims dim1 and
-// dim2 of a zero tensor.
-func kDiagEmbed(c *call) ([]any, error) {
-	t, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.ints("offset", "dim1", "dim2")
-	if err != nil {
-		return nil, err
-	}
-	off, r := v[0], t.Dim()+1
-	d1, err := wrapDim(v[1], r)
-	if err != nil {
-		return nil, err
-	}
-	d2, err := wrapDim(v[2], r)
-	if err != nil {
-		return nil, err
-	}
-	if d1 == d2 || t.Dim() == 0 {
-		return nil, fmt.Errorf("diagonal dimensions cannot be identical %d, %d", v[1], v[2])
-	}
-	last := t.Shape[t.Dim()-1]
-	n := last + abs(off)
-	rest := t.Shape[:t.Dim()-1]
-	shape := make([]int64, 0, r)
-	for i, j := 0, 0; i < r; i++ {
-		if i == d1 || i == d2 {
-			shape = append(shape, n)
-			continue
-		}
-		shape = append(shape, rest[j])
-		j++
-	}
-	strides := ContiguousStrides(shape)
-	out := make([]float64, numel(shape))
-	xs := t.Floats()
-	for i, x := range xs {
-		k := int64(i) % last
-		outer := int64(i) / last
-		pos, j := int64(0), len(rest)-1
-		for dim := r - 1; dim >= 0; dim-- { // unravel outer over the kept dims
-			switch dim {
-			case d1:
-				pos += (k + max(-off, 0)) * strides[dim]
-			case d2:
-				pos += (k + max(off, 0)) * strides[dim]
-			default:
-				pos += outer % rest[j] * strides[dim]
-				outer /= rest[j]
-				j--
-			}
-		}
-		out[pos] = x
-	}
-	return one(FromFloatsOn(t.DType, shape, out, t.Device()))
-}
-
 func abs(x int64) int64 {
 	if x < 0 {
 		return -x
@@ -306,7 +247,6 @@ func init() {
 	register(selfK(kViewAsComplex), "view_as_complex")
 	register(selfK(kConjView), "_conj", "conj")
 	register(kDiag, "diag")
-	register(kDiagEmbed, "diag_embed")
 	register(kNormScalarOptDim, "norm.ScalarOpt_dim")
 	register(kRoundDecimals, "round.decimals")
 	register(kPolygamma, "polygamma")

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Pointwise ops with three operands or extra parameters: pow, where, clamp,

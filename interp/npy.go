@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // NumPy .npy files (format versions 1.0 to 3.0). Dtypes numpy has no name

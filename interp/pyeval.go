@@ -343,9 +343,13 @@ func (m *machine) evalMethod(n *ir.Node) ([]any, error) {
 	return nil, noEval(n, "is a tensor method the interpreter does not know")
 }
 
-// evalGetAttr makes a module attribute (self.weight): random data of its
-// annotated type, seeded by its name, like an input.
+// evalGetAttr makes a module attribute (self.weight): the value
+// Options.Attrs gives it, or random data of its annotated type, seeded by
+// its name, like an input.
 func (m *machine) evalGetAttr(n *ir.Node) ([]any, error) {
+	if v, ok := m.opts.Attrs[n.Name]; ok {
+		return one(v)
+	}
 	if len(n.Results) == 0 || !n.Results[0].Type.IsKnown() {
 		return nil, noEval(n, "is an untyped module attribute; annotate it so the interpreter can make a value")
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"github.com/kiln-compiler/kiln/limits"
 	"runtime/debug"
 	"strings"
 
@@ -13,8 +14,9 @@ import (
 
 // Diagnostic codes the interpreter reports.
 const (
-	CodeNoEval   = "no-eval"       // the op has no eval kernel
-	CodeEval     = "eval"          // the op failed at run time (PyTorch's message)
+	CodeNoEval   = "no-eval" // the op has no eval kernel
+	CodeEval     = "eval"    // the op failed at run time (PyTorch's message)
+	evalHint     = "eager PyTorch fails on this call with the same inputs: check the arguments, shapes and strides the graph gives it"
 	CodeUntyped  = "untyped-input" // an input's type is unknown, so no value can be made for it
 	CodeMismatch = "interp-type"   // a result disagrees with its static type
 	CodeInput    = "input"         // a given input does not fit the graph
@@ -41,6 +43,16 @@ type Options struct {
 	// KeepValues keeps a copy of every named result, taken when it was
 	// made, in Result.Values.
 	KeepValues bool
+	// Substitute, when set, is asked for a failing node's results (one
+	// per result) so the run can go on; nil stops the run with the error.
+	// Observe, when set, sees every node's results and may replace them.
+	// Conformance tests use them to check each kernel on PyTorch's own
+	// inputs, whatever an earlier kernel did.
+	Substitute func(n *ir.Node, err error) []any
+	Observe    func(n *ir.Node, outs []any) []any
+	// Attrs gives module attributes (get_attr nodes, by node name) their
+	// values; an attribute missing here gets random data of its type.
+	Attrs map[string]any
 }
 
 // Result is one execution.
@@ -110,7 +122,7 @@ func Run(g *ir.Graph, inputs []any, opts Options) (res *Result, err error) {
 	for _, a := range g.Outputs {
 		v, err := m.evalArg(a)
 		if err != nil {
-			return nil, diag.Errorf(g.Pos, CodeEval, "", "return: %v", err)
+			return nil, diag.Errorf(g.Pos, CodeEval, evalHint, "return: %v", err)
 		}
 		res.Outputs = append(res.Outputs, v)
 	}
@@ -147,6 +159,13 @@ func (m *machine) inputType(v *ir.Value) ir.Type {
 // step evaluates one node and records its results.
 func (m *machine) step(n *ir.Node) error {
 	outs, err := m.eval(n)
+	if err != nil && m.opts.Substitute != nil {
+		if sub := m.opts.Substitute(n, err); sub != nil {
+			outs, err = sub, nil
+		}
+	} else if err == nil && m.opts.Observe != nil {
+		outs = m.opts.Observe(n, outs)
+	}
 	if err != nil {
 		var d *diag.Diagnostic
 		if errors.As(err, &d) {
@@ -155,14 +174,19 @@ func (m *machine) step(n *ir.Node) error {
 			}
 			return d
 		}
+		hint := evalHint
+		var le *limits.Error
+		if errors.As(err, &le) {
+			hint = le.Hint()
+		}
 		return &diag.Diagnostic{Severity: diag.Error, Code: CodeEval, Pos: n.Pos, Node: n.Name,
-			Message: fmt.Sprintf("%s: %v", n.Name, err)}
+			Message: fmt.Sprintf("%s: %v", n.Name, err), Hint: hint}
 	}
 	if len(outs) == 0 && len(n.Results) == 1 {
 		outs = []any{nil} // an op returning nothing, bound to a name
 	}
 	if len(outs) < len(n.Results) {
-		return diag.Errorf(n.Pos, CodeEval, "", "%s: %s gave %d results, the graph uses %d", n.Name, n.Target, len(outs), len(n.Results))
+		return diag.Errorf(n.Pos, CodeEval, evalHint, "%s: %s gave %d results, the graph uses %d", n.Name, n.Target, len(outs), len(n.Results))
 	}
 	for i, r := range n.Results {
 		m.vals[r] = outs[i]

@@ -5,8 +5,8 @@ import (
 	"github.com/kiln-compiler/kiln/limits"
 	"strings"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Storage is a flat byte buffer that a base tensor and all its views share,

@@ -25,6 +25,19 @@ type ViewFacet interface{ IsView() bool }
 // depends on tensor data.
 type DataDependentFacet interface{ IsDataDependent() bool }
 
+// MetaFacet says whether kiln has a meta (shape) rule for an op; an op known
+// only by its PyTorch schema has none, so its unannotated results stay untyped.
+type MetaFacet interface{ HasMeta() bool }
+
+// HasMetaRule reports whether n's op has a meta rule (false for opaque ops).
+func HasMetaRule(n *Node) bool {
+	if n.Op == nil {
+		return false
+	}
+	f, ok := n.Op.(MetaFacet)
+	return !ok || f.HasMeta()
+}
+
 // IsViewNode reports whether n is a view op.
 func IsViewNode(n *Node) bool {
 	f, ok := n.Op.(ViewFacet)

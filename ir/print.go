@@ -271,7 +271,7 @@ var operatorSymbols = map[string]string{
 	"operator.floordiv": "//", "operator.mod": "%", "operator.pow": "**",
 	"operator.eq": "==", "operator.ne": "!=", "operator.lt": "<", "operator.le": "<=",
 	"operator.gt": ">", "operator.ge": ">=", "operator.and_": "&", "operator.or_": "|",
-	"operator.xor": "^", "operator.lshift": "<<", "operator.rshift": ">>",
+	"operator.xor": "^", "operator.lshift": "<<", "operator.rshift": ">>", "operator.matmul": "@",
 }
 
 // OperatorTarget returns the operator target for an infix symbol.

@@ -134,8 +134,8 @@ func (v *verifier) checkCall(n *Node) {
 }
 
 func (v *verifier) checkTyped(n *Node) {
-	if n.Op == nil {
-		return // opaque ops have no meta rule; their results stay untyped
+	if !HasMetaRule(n) {
+		return // opaque and schema-only ops have no meta rule; unannotated results stay untyped
 	}
 	untypedInput := false
 	n.WalkInputs(func(in *Value) { untypedInput = untypedInput || !in.Type.IsKnown() })

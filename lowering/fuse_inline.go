@@ -21,17 +21,28 @@ import (
 const (
 	// maxInlineInstrs bounds the producer's body (store excluded): only
 	// cheap values are recomputed.
-	maxInlineInstrs = 12
+	maxInlineInstrs = 16
 	// maxInlineLoads bounds the producer's own loads (memory traffic the
 	// consumer takes on).
 	maxInlineLoads = 2
 	// maxInlineSites bounds the loads one producer is inlined into.
 	maxInlineSites = 4
-	// maxInlineRatio bounds the consumer's space against the producer's:
-	// a value broadcast over a larger space (LayerNorm's rsqrt over a row)
-	// stays computed once per element and is fused instead.
+	// maxInlineRatio bounds the consumer's space against the producer's
+	// when the producer calls anything but plain arithmetic: a value
+	// broadcast over a larger space (LayerNorm's rsqrt over a row) stays
+	// computed once per element and is fused instead. Plain arithmetic
+	// (arange * 2 scattered into a column) is inlined whatever the ratio,
+	// as Inductor does: a few operations per element cost less than a
+	// kernel launch and a buffer.
 	maxInlineRatio = 8
 )
+
+// plainFns are the calls an inlined producer may repeat at any ratio.
+var plainFns = map[string]bool{
+	"add": true, "sub": true, "mul": true, "neg": true, "abs": true, "where": true,
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"logical_and": true, "logical_or": true, "logical_not": true, "maximum": true, "minimum": true,
+}
 
 // inlineSite is one load of a producer's buffer.
 type inlineSite struct {
@@ -58,8 +69,16 @@ func inlineCheap(p *Program) {
 		if !ok || b.Kind != BufIntermediate || pinned[b] {
 			continue
 		}
-		sites, all, ok := inlineSites(p, i, b, st)
-		if !ok || len(sites) == 0 || len(sites) > maxInlineSites {
+		sites, all, refused, ok := inlineSites(p, i, b, st)
+		for _, why := range refused {
+			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: %s", k.Name, kernelOrigin(k), why))
+		}
+		if !ok || len(sites) == 0 {
+			continue
+		}
+		if len(sites) > maxInlineSites {
+			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: read at %d places over other spaces (max %d)",
+				k.Name, kernelOrigin(k), len(sites), maxInlineSites))
 			continue
 		}
 		var into []string
@@ -124,7 +143,7 @@ func rowMajorIndex(sizes []sym.Expr) sym.Expr {
 // sizes. all counts every load of b; ok is false when b is read or
 // written in a way inlining cannot follow (an extern reads it, another
 // kernel writes it or a buffer the producer reads, a load changes type).
-func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, all int, ok bool) {
+func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, all int, refused []string, ok bool) {
 	prod := p.Kernels[i]
 	reads := map[*Buffer]bool{}
 	for _, in := range prod.Stages[0].Body {
@@ -135,10 +154,10 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 	for j, k := range p.Kernels {
 		if k.Extern != nil {
 			if k.Extern.Out.Buffer == b || slices.ContainsFunc(k.Extern.Args, func(a Operand) bool { return a.Buffer == b }) {
-				return nil, 0, false
+				return nil, 0, nil, false
 			}
 			if j > i && reads[k.Extern.Out.Buffer] {
-				return nil, 0, false
+				return nil, 0, nil, false
 			}
 			continue
 		}
@@ -149,36 +168,105 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 				}
 				switch {
 				case in.Op == OpStore && in.Access.Buffer == b && in != st:
-					return nil, 0, false
+					return nil, 0, nil, false
 				case in.Op == OpStore && j > i && reads[in.Access.Buffer]:
-					return nil, 0, false // the producer's inputs change after it ran
+					return nil, 0, nil, false // the producer's inputs change after it ran
 				case in.Op == OpLoad && in.Access.Buffer == b:
 					all++
 					if j <= i || len(in.Access.Indirect) > 0 || in.Access.DType != st.Access.DType {
-						return nil, 0, false
+						return nil, 0, nil, false
 					}
-					if len(s.Reduce) == 0 && !sameSizes(prod, k, s) && fewRecomputes(prod, k) {
-						sites = append(sites, inlineSite{k, s, in})
+					if fusableAt(prod, k, s, st, in) {
+						continue // fusion joins them
 					}
+					if why := inlineRefusal(prod, k, s, in); why != "" {
+						refused = append(refused, fmt.Sprintf("%s reads it %s", k.Name, why))
+						continue
+					}
+					sites = append(sites, inlineSite{k, s, in})
 				}
 			}
 		}
 	}
-	return sites, all, true
+	return sites, all, refused, true
 }
 
-// sameSizes: the consumer's loops (outer and the stage's reduce) hold the
-// same sizes as the producer's, in some order, size-1 ranges aside:
-// fusion can join them.
-func sameSizes(prod, k *Kernel, s *Stage) bool {
-	a := nonUnit(prod.Outer)
-	b := nonUnit(append(append([]sym.Expr{}, k.Outer...), s.Reduce...))
-	return len(reorderings(a, b)) > 0
+// inlineRefusal says why the load ld of a producer's buffer in stage s of
+// k is not replaced by the producer's body, or "".
+func inlineRefusal(prod, k *Kernel, s *Stage, ld *Instr) string {
+	switch {
+	case len(s.Reduce) > 0:
+		return "inside a reduction loop"
+	case namedIndirect(k, ld):
+		return "as an indirect index"
+	case !fewRecomputes(prod, k):
+		return fmt.Sprintf("over %s, more than %d times the producer's %s, and the producer calls more than plain arithmetic",
+			sizesString(k.Outer), maxInlineRatio, sizesString(prod.Outer))
+	}
+	return ""
 }
 
-// fewRecomputes: the consumer runs at most maxInlineRatio times as many
-// iterations as the producer (exactly as many when sizes are symbolic).
+// namedIndirect: ld is an indirect index of an access of k (its tmp name
+// is in the index expression), which inlining would have to rename.
+func namedIndirect(k *Kernel, ld *Instr) bool {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Access != nil && slices.Contains(in.Access.Indirect, ld) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fusableAt: some order of the consumer's loops (outer and the stage's
+// reduce; size-1 ranges aside) runs over the producer's sizes and reads
+// the element the producer stores in the same iteration, so fusion can
+// join them; any other read (a broadcast, a view, a diagonal) inlines.
+func fusableAt(prod, k *Kernel, s *Stage, store, ld *Instr) bool {
+	pv, psz, pz := liveVars(prod.Outer, nil)
+	cv, csz, cz := liveVars(k.Outer, s.Reduce)
+	st, at := store.Access.Index.Subst(pz), ld.Access.Index.Subst(cz)
+	for _, p := range reorderings(psz, csz) {
+		m := map[string]sym.Expr{}
+		for i, j := range p {
+			m[pv[i]] = sym.Symbol(cv[j])
+		}
+		if sym.Equal(st.Subst(m), at) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveVars are the names and sizes of the loop variables of ranges
+// outer (x) and reduce (r) larger than 1, and the substitution of 0 for
+// the others.
+func liveVars(outer, reduce []sym.Expr) (names []string, sizes []sym.Expr, zero map[string]sym.Expr) {
+	zero = map[string]sym.Expr{}
+	add := func(n string, e sym.Expr) {
+		if isUnitSize(e) {
+			zero[n] = sym.Const(0)
+			return
+		}
+		names, sizes = append(names, n), append(sizes, e)
+	}
+	for i, e := range outer {
+		add(OuterVar(i), e)
+	}
+	for i, e := range reduce {
+		add(ReduceVar(i), e)
+	}
+	return names, sizes, zero
+}
+
+// fewRecomputes: the producer is plain arithmetic, or the consumer runs at
+// most maxInlineRatio times as many iterations as the producer (exactly as
+// many when sizes are symbolic).
 func fewRecomputes(prod, k *Kernel) bool {
+	if !slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool { return in.Op == OpCall && !plainFns[in.Fn] }) {
+		return true
+	}
 	a, b := product(prod.Outer), product(k.Outer)
 	na, okA := a.Const()
 	nb, okB := b.Const()
@@ -194,16 +282,6 @@ func product(sizes []sym.Expr) sym.Expr {
 		n = sym.Mul(n, e)
 	}
 	return n
-}
-
-func nonUnit(sizes []sym.Expr) []sym.Expr {
-	var out []sym.Expr
-	for _, e := range sizes {
-		if !isUnitSize(e) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // inlineAt replaces the load s.ld by a copy of the producer's body

@@ -42,7 +42,14 @@ func Lower(g *ir.Graph, opts Options) (p *Program, err error) {
 	for _, n := range g.Nodes {
 		l.node = n
 		if err := l.lowerNode(n); err != nil {
-			return nil, fmt.Errorf("lower %s: %w", n.Name, err)
+			var d *diag.Diagnostic
+			if errors.As(err, &d) {
+				return nil, fmt.Errorf("lower %s: %w", n.Name, err)
+			}
+			// A rule's complaint about the node's arguments is about the
+			// input: position it at the node, with a code (i14).
+			return nil, diag.Errorf(n.Pos, "lowering", "kiln cannot lower this call as written; `kiln run` or `kiln opt` show whether the graph itself is valid",
+				"lower %s (%s): %v", n.Name, n.Target, err)
 		}
 	}
 	l.node = nil

@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 	. "github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Lowering, interp and the Go runtime agree on the seed symbol and on

@@ -150,6 +150,9 @@ func (o *Op) IsPure() bool { return !o.Random && !o.Effects && !o.Mutates() && !
 // IsDataDependent reports whether results depend on tensor data.
 func (o *Op) IsDataDependent() bool { return o.DataDep }
 
+// HasMeta reports whether kiln has a meta rule for the op (ir.MetaFacet).
+func (o *Op) HasMeta() bool { return o.Meta != nil }
+
 // NumResults is the number of results; variadic when the schema returns a
 // list (split, unbind).
 func (o *Op) NumResults() (n int, variadic bool) {

@@ -140,6 +140,7 @@ func (ix *ptIndex) op(qual string) *Op {
 	if op.Mutates() {
 		op.Functional = ix.functionalOf(s)
 	}
+	op.Meta = familyMeta(op)
 	ix.ops[qual] = op
 	return op
 }

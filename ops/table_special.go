@@ -26,7 +26,6 @@ func miscTable11() []Entry {
 		{Schema: "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
 		{Schema: "norm.Scalar(Tensor self, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
 		{Schema: "diag(Tensor self, int diagonal=0) -> Tensor", Kind: KindShape, Meta: selfRule(metaDiag)},
-		{Schema: "diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", Kind: KindShape, Meta: selfRule(metaDiagEmbed)},
 		{Schema: "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", Kind: KindNN, Meta: metaFusedRMSNorm},
 	}
 }
@@ -126,39 +125,6 @@ func metaDiag(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 		return env.Contiguous(self.DType, []sym.Expr{n}, self.Device), nil
 	}
 	return nil, Errorf(CodeShape, "", "diag(): Supports 1D or 2D tensors. Got %dD", self.Rank())
-}
-
-// metaDiagEmbed puts the last dim on a diagonal of two new dims dim1 and
-// dim2 (of the result's rank) of size n + |offset|.
-func metaDiagEmbed(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	r := self.Rank() + 1
-	off, err := c.Int("offset")
-	if err != nil {
-		return nil, err
-	}
-	d1, err := c.Dim("dim1", r)
-	if err != nil {
-		return nil, err
-	}
-	d2, err := c.Dim("dim2", r)
-	if err != nil {
-		return nil, err
-	}
-	if d1 == d2 || self.Rank() == 0 {
-		return nil, Errorf(CodeDim, "", "diagonal dimensions cannot be identical %d, %d", d1, d2)
-	}
-	n := sym.Add(self.Shape[self.Rank()-1], sym.Const(abs64(off)))
-	rest := self.Shape[:self.Rank()-1]
-	shape := make([]sym.Expr, 0, r)
-	for i, j := 0, 0; i < r; i++ {
-		if i == d1 || i == d2 {
-			shape = append(shape, n)
-			continue
-		}
-		shape = append(shape, rest[j])
-		j++
-	}
-	return env.Contiguous(self.DType, shape, self.Device), nil
 }
 
 func abs64(x int64) int64 {

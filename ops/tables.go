@@ -7,6 +7,7 @@ func builtinTables() []Entry {
 	for _, t := range [][]Entry{
 		pointwiseTable(), viewTable(), castTable(), reduceTable(), factoryTable(), matmulTable(),
 		nnTable(), backwardTable(), miscTable11(), attentionCPUTable(), inductorPrimsTable(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
+		conformanceTable(), linalgTable(), fftTable(),
 	} {
 		all = append(all, t...)
 	}

@@ -407,7 +407,9 @@ func (env *Env) expand(self *ir.TensorType, sizes []sym.Expr) (*ir.TensorType, e
 	shape, strides := make([]sym.Expr, n), make([]sym.Expr, n)
 	for i := n - 1; i >= 0; i-- {
 		d := i - off
-		size, stride := c1, c1
+		// A 0-d tensor expands with stride 0 in every dim, size-1 dims
+		// included: PyTorch gives ones(()).expand(1, 2, 1).stride() == (0, 0, 0).
+		size, stride := c1, c0
 		if d >= 0 {
 			size, stride = self.Shape[d], st[d]
 		} else if i+1 < n {

@@ -31,8 +31,11 @@ type Manager struct {
 	Out        io.Writer       // where IR dumps go (os.Stderr when nil)
 	VerifyEach bool            // verify after every pass, changed or not (tests)
 	ReproDir   string          // where a failing pass's reproducer is written
-	// AfterPass, when set, runs after each pass with the graph before and
-	// after it; translation validation and the HTML report hook in here.
+	// KeepText keeps each stage's printed output in PassResult.Text (the
+	// HTML report's columns, the loop-IR dumps).
+	KeepText bool
+	// AfterPass, when set, runs after each graph pass with the graph before
+	// and after it; translation validation hooks in here.
 	AfterPass func(step Step, before, after *ir.Graph, res *PassResult) error
 	// Snapshot copies a graph for AfterPass's "before"; nil disables it.
 	Snapshot func(*ir.Graph) *ir.Graph
@@ -46,6 +49,9 @@ type PassResult struct {
 	HashIn   uint64
 	HashOut  uint64
 	Err      error
+	// Text is the stage's printed output (the graph, the program, or the
+	// code a codegen stage emitted), when Manager.KeepText.
+	Text string
 }
 
 // Result is one pipeline run.
@@ -56,23 +62,28 @@ type Result struct {
 // Run applies the pipeline to g. It stops at the first pass that fails; the
 // error wraps the pass name and, for a panic, the node being processed.
 func (m *Manager) Run(p *Pipeline, ctx *Context, g *ir.Graph) (*Result, error) {
+	return m.RunUnit(p, ctx, &Unit{Graph: g})
+}
+
+// RunUnit applies the pipeline to u: graph passes and the stages past the
+// graph alike get timed, hashed, verified, dumped, and reproduced on failure.
+func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	res := &Result{}
 	stage := ir.StageParsed
-	hash := Hash(g) // each pass's output hash is the next one's input hash
-	for _, step := range p.Steps {
+	in := u.Text() // each pass's output is the next one's input
+	hash := hashText(in)
+	for i, step := range p.Steps {
 		var before *ir.Graph
-		if m.AfterPass != nil && m.Snapshot != nil {
-			before = m.Snapshot(g)
+		if step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
+			before = m.Snapshot(u.Graph)
 		}
-		pr := m.runStep(step, ctx, g, hash)
+		pr, out := m.runStep(step, ctx, u, hash)
 		hash = pr.HashOut
 		if step.Info.Stage > stage {
 			stage = step.Info.Stage
 		}
-		if pr.Err == nil && (pr.Changed || m.VerifyEach) {
-			if err := ir.Verify(g, stage); err != nil {
-				pr.Err = fmt.Errorf("after pass %s: %w", step.Info.Name, err)
-			}
+		if pr.Err == nil {
+			pr.Err = m.verify(step, u, stage, pr.Changed)
 		}
 		if pr.Err == nil && !pr.Changed && pr.HashIn != pr.HashOut {
 			pr.Err = fmt.Errorf("pass %s reported no change but changed the graph", step.Info.Name)
@@ -80,27 +91,60 @@ func (m *Manager) Run(p *Pipeline, ctx *Context, g *ir.Graph) (*Result, error) {
 		if pr.Err == nil && ctx.Diags.HasErrors() {
 			pr.Err = errStopped
 		}
+		if m.KeepText {
+			pr.Text = stepText(step, u, out)
+		}
 		res.Passes = append(res.Passes, pr)
-		m.dump(step, g, pr)
-		if pr.Err == nil && m.AfterPass != nil {
-			pr.Err = m.AfterPass(step, before, g, &res.Passes[len(res.Passes)-1])
+		m.dump(step, u, out, pr)
+		if pr.Err == nil && step.Unit == nil && m.AfterPass != nil {
+			pr.Err = m.AfterPass(step, before, u.Graph, &res.Passes[len(res.Passes)-1])
 		}
 		if pr.Err != nil {
-			m.writeRepro(p, step, g, pr.Err)
+			m.writeRepro(p, i, u, in, pr.Err)
 			if errors.Is(pr.Err, errStopped) {
 				return res, nil // diagnostics already say why
 			}
 			return res, pr.Err
 		}
+		in = out
 	}
 	return res, nil
+}
+
+// verify runs the checks that hold after step: the IR verifier at the
+// pipeline's stage after a graph pass that changed the graph, the program's
+// verifier after a stage whose row asks for it (or after everything, with
+// VerifyEach).
+func (m *Manager) verify(step Step, u *Unit, stage ir.Stage, changed bool) error {
+	var err error
+	switch {
+	case step.Unit == nil && (changed || m.VerifyEach):
+		err = ir.Verify(u.Graph, stage)
+	case step.Unit != nil && u.Prog != nil && (step.Info.VerifyProgram || m.VerifyEach):
+		err = u.Prog.Verify()
+	}
+	if err != nil {
+		return fmt.Errorf("after pass %s: %w", step.Info.Name, err)
+	}
+	return nil
+}
+
+// stepText is what a stage's dump shows: the code a codegen stage emitted,
+// else the unit as the stage left it (already printed as out).
+func stepText(step Step, u *Unit, out string) string {
+	if step.Info.Emits {
+		return u.Code[step.Info.Name]
+	}
+	return out
 }
 
 // errStopped marks a pass that reported error diagnostics: the pipeline
 // stops, and the diagnostics are the whole story.
 var errStopped = errors.New("stopped by error diagnostics")
 
-func (m *Manager) runStep(step Step, ctx *Context, g *ir.Graph, hashIn uint64) (pr PassResult) {
+// runStep runs one step with crash recovery; out is the unit printed after
+// it, whose hash is HashOut.
+func (m *Manager) runStep(step Step, ctx *Context, u *Unit, hashIn uint64) (pr PassResult, out string) {
 	pr.Pass = step.Info.Name
 	pr.HashIn = hashIn
 	ctx.pass = step.Info.Name
@@ -108,7 +152,11 @@ func (m *Manager) runStep(step Step, ctx *Context, g *ir.Graph, hashIn uint64) (
 	start := time.Now()
 	defer func() {
 		pr.Duration = time.Since(start)
-		pr.HashOut = Hash(g)
+		out = u.Text()
+		pr.HashOut = hashText(out)
+		if step.Unit != nil { // the printed program is a stage's whole output
+			pr.Changed = pr.HashIn != pr.HashOut
+		}
 		if r := recover(); r != nil {
 			where := ""
 			if ctx.current != nil {
@@ -117,7 +165,7 @@ func (m *Manager) runStep(step Step, ctx *Context, g *ir.Graph, hashIn uint64) (
 			pr.Err = fmt.Errorf("pass %s panicked%s: %v\n%s", step.Info.Name, where, r, debug.Stack())
 		}
 	}()
-	changed, err := step.Pass.Run(ctx, g)
+	changed, err := step.run(ctx, u)
 	pr.Changed = changed
 	if err != nil {
 		var d *diag.Diagnostic
@@ -127,39 +175,57 @@ func (m *Manager) runStep(step Step, ctx *Context, g *ir.Graph, hashIn uint64) (
 				ctx.Diags.Add(*d) // a diagnostic returned without going through ctx
 			}
 			pr.Err = errStopped
-			return pr
+			return pr, out
 		}
 		pr.Err = fmt.Errorf("pass %s: %w", step.Info.Name, err)
 	}
-	return pr
+	return pr, out
 }
 
 // At tells the manager which node the pass is working on, so that a panic
 // can name it.
 func (c *Context) At(n *ir.Node) { c.current = n }
 
-func (m *Manager) dump(step Step, g *ir.Graph, pr PassResult) {
-	show := m.Print == PrintAll || m.Print == PrintChanged && pr.Changed || m.PrintAfter[step.Info.Name]
-	if !show {
-		return
+func (m *Manager) dump(step Step, u *Unit, out string, pr PassResult) {
+	if m.shows(step.Info.Name, pr.Changed) {
+		m.Dump(step.Info.Name, pr.Changed, stepText(step, u, out))
 	}
-	out := m.Out
-	if out == nil {
-		out = os.Stderr
-	}
-	fmt.Fprintf(out, "# -- IR after %s (changed=%v) --\n%s", step.Info.Name, pr.Changed, g.String())
 }
 
-// writeRepro saves the pipeline and the graph as it was when the pass failed.
-func (m *Manager) writeRepro(p *Pipeline, step Step, g *ir.Graph, err error) {
+func (m *Manager) shows(stage string, changed bool) bool {
+	return m.Print == PrintAll || m.Print == PrintChanged && changed || m.PrintAfter[stage]
+}
+
+// Dump writes a stage's output as the manager's dumps do. The driver calls
+// it for the parse row (-print-after=parse), which runs before the manager.
+func (m *Manager) Dump(stage string, changed bool, text string) {
+	w := m.Out
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "# -- IR after %s (changed=%v) --\n%s", stage, changed, text)
+}
+
+// writeRepro saves what reproduces the failure, as MLIR's reproducers do:
+// the failing step's input and the pipeline from that step on. A stage past
+// the graph reads a program kiln cannot parse back, so its reproducer holds
+// the graph lowering started from and the pipeline from lowering on.
+func (m *Manager) writeRepro(p *Pipeline, i int, u *Unit, in string, err error) {
 	if m.ReproDir == "" || errors.Is(err, errStopped) {
 		return
 	}
 	if mkErr := os.MkdirAll(m.ReproDir, 0o755); mkErr != nil {
 		return
 	}
+	from := i
+	if p.Steps[i].Unit != nil {
+		for from > 0 && p.Steps[from-1].Unit != nil {
+			from--
+		}
+		in = u.Graph.String()
+	}
 	text := fmt.Sprintf("# kiln reproducer: pass %s failed\n# pipeline: %s\n# error: %s\n%s",
-		step.Info.Name, p.String(), firstLine(err.Error()), g.String())
+		p.Steps[i].Info.Name, p.From(from).String(), firstLine(err.Error()), in)
 	_ = os.WriteFile(filepath.Join(m.ReproDir, "repro.fx"), []byte(text), 0o644)
 }
 
@@ -174,8 +240,10 @@ func firstLine(s string) string {
 
 // Hash fingerprints g's printed form, so the manager can tell whether a pass
 // changed the graph whatever the pass claims.
-func Hash(g *ir.Graph) uint64 {
+func Hash(g *ir.Graph) uint64 { return hashText(g.String()) }
+
+func hashText(text string) uint64 {
 	h := fnv.New64a()
-	_, _ = io.WriteString(h, g.String())
+	_, _ = io.WriteString(h, text)
 	return h.Sum64()
 }

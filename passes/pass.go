@@ -1,6 +1,10 @@
 // Package passes holds the pass interface, the registry of passes, pipeline
 // parsing with ordering constraints, and the pass manager that runs a
-// pipeline with verification, timing, IR dumps and crash recovery.
+// pipeline with verification, timing, IR dumps and crash recovery. Graph
+// passes (Pass) and the stages past the graph — lowering, the loop-IR
+// verifier, fusion, buffer planning, codegen (UnitPass) — are rows of the
+// same registry and run through the same manager; driver's pipeline table
+// puts them in run order.
 package passes
 
 import (
@@ -18,6 +22,39 @@ import (
 type Pass interface {
 	Name() string
 	Run(ctx *Context, g *ir.Graph) (changed bool, err error)
+}
+
+// UnitPass is a stage that works past the graph: it lowers the graph to a
+// Program, transforms the Program, or emits code from it.
+type UnitPass interface {
+	Name() string
+	RunUnit(ctx *Context, u *Unit) (changed bool, err error)
+}
+
+// Program is what a graph becomes once lowered (kiln's loop program). It
+// prints and checks itself, so the manager hashes, dumps and verifies it as
+// it does a graph.
+type Program interface {
+	String() string
+	Verify() error
+}
+
+// Unit is what a pipeline carries from stage to stage: the graph; once a
+// lowering stage ran, the Program it became; once a codegen stage ran, the
+// code it emitted, by stage name.
+type Unit struct {
+	Name  string // the program's package-safe name ("graph0")
+	Graph *ir.Graph
+	Prog  Program
+	Code  map[string]string
+}
+
+// Text is the unit's printed form: the program once lowered, else the graph.
+func (u *Unit) Text() string {
+	if u.Prog != nil {
+		return u.Prog.String()
+	}
+	return u.Graph.String()
 }
 
 // Options are a pass's settings from the pipeline text: `vmap{in_dims=0,None}`.
@@ -48,7 +85,7 @@ type Requirement struct {
 	Pass, Reason string
 }
 
-// Info describes a registered pass.
+// Info describes a registered pass: one row of the pipeline table.
 type Info struct {
 	Name     string
 	Summary  string
@@ -57,7 +94,19 @@ type Info struct {
 	// Stage is the verifier stage that holds after the pass (it never
 	// lowers the stage reached by earlier passes).
 	Stage ir.Stage
-	New   func(opts Options) (Pass, error)
+	// Checks says what is verified after the stage, for `kiln passes`;
+	// empty means the IR verifier at Stage.
+	Checks string
+	// VerifyProgram makes the manager verify the Program after the stage
+	// (graph passes are verified whenever they change the graph).
+	VerifyProgram bool
+	// Emits names a codegen stage: its dump is the code it wrote
+	// (Unit.Code[Name]), not the program it read.
+	Emits bool
+	// New builds a graph pass; NewUnit a stage past the graph. A row has
+	// exactly one of them (the parse row, run by the driver, has neither).
+	New     func(opts Options) (Pass, error)
+	NewUnit func(opts Options) (UnitPass, error)
 }
 
 var registry = map[string]Info{}
@@ -68,8 +117,8 @@ func Register(info Info) {
 	if _, dup := registry[info.Name]; dup {
 		panic("passes: duplicate pass " + info.Name)
 	}
-	if info.New == nil {
-		panic("passes: pass " + info.Name + " has no constructor")
+	if (info.New == nil) == (info.NewUnit == nil) {
+		panic("passes: pass " + info.Name + " needs exactly one constructor (New or NewUnit)")
 	}
 	registry[info.Name] = info
 }
@@ -151,11 +200,26 @@ func (c *Context) Remarks(pass string) []string {
 	return out
 }
 
-// Step is one pass of a parsed pipeline.
+// Step is one pass of a parsed pipeline: Pass for a graph pass, Unit for
+// a stage past the graph.
 type Step struct {
 	Info    Info
 	Options Options
 	Pass    Pass
+	Unit    UnitPass
+}
+
+// run runs the step on u.
+func (s Step) run(ctx *Context, u *Unit) (bool, error) {
+	if s.Unit != nil {
+		return s.Unit.RunUnit(ctx, u)
+	}
+	return s.Pass.Run(ctx, u.Graph)
+}
+
+// From is the pipeline from step i on (a reproducer's pipeline).
+func (p *Pipeline) From(i int) *Pipeline {
+	return &Pipeline{Steps: p.Steps[i:]}
 }
 
 // Pipeline is a parsed, checked list of passes.
@@ -176,7 +240,11 @@ func (p *Pipeline) String() string {
 			sort.Strings(keys)
 			var kv []string
 			for _, k := range keys {
-				kv = append(kv, k+"="+s.Options[k])
+				if v := s.Options[k]; v != "" {
+					kv = append(kv, k+"="+v)
+				} else {
+					kv = append(kv, k) // a flag option: `fuse{off}`
+				}
 			}
 			parts[i] += "{" + strings.Join(kv, ";") + "}"
 		}

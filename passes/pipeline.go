@@ -2,6 +2,8 @@ package passes
 
 import (
 	"fmt"
+	"github.com/kiln-compiler/kiln/internal/suggest"
+	"sort"
 	"strings"
 )
 
@@ -22,16 +24,21 @@ func Parse(text string) (*Pipeline, error) {
 		}
 		info, ok := Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("pipeline: unknown pass %q (known: %s)", name, knownNames())
+			return nil, fmt.Errorf("pipeline: unknown pass %q%s (known: %s)", name, didYouMean(name, allNames()), knownNames())
 		}
 		if err := checkOptions(info, opts); err != nil {
 			return nil, err
 		}
-		pass, err := info.New(opts)
+		step := Step{Info: info, Options: opts}
+		if info.NewUnit != nil {
+			step.Unit, err = info.NewUnit(opts)
+		} else {
+			step.Pass, err = info.New(opts)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: pass %s: %w", name, err)
 		}
-		p.Steps = append(p.Steps, Step{Info: info, Options: opts, Pass: pass})
+		p.Steps = append(p.Steps, step)
 	}
 	if err := p.checkOrder(); err != nil {
 		return nil, err
@@ -93,14 +100,23 @@ func parseItem(item string) (string, Options, error) {
 		if kv == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(kv, "=")
-		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		k, v, _ := strings.Cut(kv, "=") // a bare KEY is a switch: fakeprop{capture-scalar-outputs}
+		k = strings.TrimSpace(k)
+		if _, dup := opts[k]; dup {
+			return "", nil, fmt.Errorf("pipeline: option %q of %s is given twice", k, name)
+		}
+		opts[k] = strings.TrimSpace(v)
 	}
 	return name, opts, nil
 }
 
 func checkOptions(info Info, opts Options) error {
+	keys := make([]string, 0, len(opts))
 	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first unknown option named is the same on every run
+	for _, k := range keys {
 		known := false
 		for _, o := range info.Options {
 			known = known || o.Name == k
@@ -110,7 +126,7 @@ func checkOptions(info Info, opts Options) error {
 			for _, o := range info.Options {
 				names = append(names, o.Name)
 			}
-			return fmt.Errorf("pipeline: pass %s has no option %q (options: %s)", info.Name, k, strings.Join(names, ", "))
+			return fmt.Errorf("pipeline: pass %s has no option %q%s (options: %s)", info.Name, k, didYouMean(k, names), strings.Join(names, ", "))
 		}
 	}
 	return nil
@@ -131,6 +147,14 @@ func (p *Pipeline) checkOrder() error {
 	return nil
 }
 
+func allNames() []string {
+	var names []string
+	for _, info := range All() {
+		names = append(names, info.Name)
+	}
+	return names
+}
+
 func knownNames() string {
 	var names []string
 	for _, info := range All() {
@@ -138,3 +162,5 @@ func knownNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+func didYouMean(name string, candidates []string) string { return suggest.Hint(name, candidates) }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/kiln-compiler/kiln/codegen/dot"
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/driver"
 	"github.com/kiln-compiler/kiln/passes"
@@ -26,22 +23,31 @@ func compileFile(name string, args []string, stdin io.Reader, stderr io.Writer, 
 func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(fs *flag.FlagSet), adjust func(*driver.Options)) (*driver.Run, int) {
 	fs := newFlagSet(name, stderr)
 	var pf pipelineFlags
-	pf.register(fs, driver.DefaultPipeline)
+	defaultPipeline := driver.DefaultPipeline
+	if name == "compile" {
+		defaultPipeline = driver.CompilePipeline
+	}
+	pf.register(fs, defaultPipeline)
 	if extra != nil {
 		extra(fs)
 	}
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
-		return nil, 2
+		return nil, flagStatus(err)
 	}
-	in, ok := oneFile(name, positional, stdin, stderr)
-	if !ok {
-		return nil, 2
+	if _, err := passes.Parse(pf.pipeline); err != nil {
+		// The pipeline is a flag value: a mistake in it is misuse.
+		fmt.Fprintf(stderr, "kiln %s: -passes=%q: %v\n", name, pf.pipeline, err)
+		return nil, exitMisuse
+	}
+	in, status := oneFile(name, positional, stdin, stderr)
+	if status != exitOK {
+		return nil, status
 	}
 	opts, err := pf.options(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
-		return nil, 1
+		return nil, exitDiag
 	}
 	if adjust != nil {
 		adjust(&opts)
@@ -53,7 +59,7 @@ func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, 
 	}
 	printDiags(stderr, run.Diags.Items)
 	if pf.timePasses {
-		printTimes(stderr, run.Results)
+		printTimes(stderr, run)
 	}
 	if run.Diags.HasErrors() {
 		return run, 1
@@ -70,9 +76,10 @@ func printDiags(w io.Writer, ds []diag.Diagnostic) {
 	}
 }
 
-func printTimes(w io.Writer, results []*passes.Result) {
+func printTimes(w io.Writer, run *driver.Run) {
 	fmt.Fprintln(w, "pass timings:")
-	for gi, r := range results {
+	fmt.Fprintf(w, "  %-22s %10s\n", "parse", run.Parse.Duration)
+	for gi, r := range run.Results {
 		if r == nil {
 			continue
 		}
@@ -102,47 +109,22 @@ func runDot(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run == nil || run.Module == nil {
 		return status
 	}
-	var text strings.Builder
-	for _, g := range run.Module.Graphs {
-		text.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items}))
-	}
-	if err := writeDot(out, text.String(), stdout); err != nil {
+	if err := driver.WriteDot(out, run, stdout); err != nil {
 		fmt.Fprintf(stderr, "kiln dot: %v\n", err)
 		return 1
 	}
 	return status
 }
 
-func writeDot(out, text string, stdout io.Writer) error {
-	switch {
-	case out == "":
-		_, err := io.WriteString(stdout, text)
-		return err
-	case strings.HasSuffix(out, ".svg"):
-		svg, err := dot.SVG(context.Background(), firstDigraph(text))
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, svg, 0o644)
-	}
-	return os.WriteFile(out, []byte(text), 0o644)
-}
-
-// firstDigraph keeps the first graph of a multi-graph DOT text: an SVG file
-// holds one drawing.
-func firstDigraph(text string) string {
-	if i := strings.Index(text[1:], "\ndigraph "); i >= 0 {
-		return text[:i+2]
-	}
-	return text
-}
-
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "usage: %s\n", commands["passes"].usage)
-		return 2
+		fmt.Fprintln(stderr, "usage: kiln passes\n\nlists the passes, their options and ordering constraints")
+		if wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
 	}
-	for _, info := range passes.All() {
+	for _, info := range driver.Table() {
 		fmt.Fprintf(stdout, "%-14s %s\n", info.Name, info.Summary)
 		for _, o := range info.Options {
 			fmt.Fprintf(stdout, "%-14s   %s: %s\n", "", o.Name, o.Doc)
@@ -150,18 +132,26 @@ func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, r := range info.Requires {
 			fmt.Fprintf(stdout, "%-14s   after %s: %s\n", "", r.Pass, r.Reason)
 		}
+		fmt.Fprintf(stdout, "%-14s   checks: %s\n", "", driver.Checks(info))
 	}
 	return 0
 }
 
 func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintf(stderr, "usage: %s\n\ncodes: %s\n", commands["explain"].usage, strings.Join(diag.Codes(), ", "))
-		return 2
+		fmt.Fprintf(stderr, "usage: kiln explain CODE\n\ncodes: %s\n", strings.Join(diag.Codes(), ", "))
+		if len(args) == 1 && wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
+	}
+	if wantsHelp(args) {
+		fmt.Fprintf(stdout, "usage: kiln explain CODE\n\ncodes: %s\n", strings.Join(diag.Codes(), ", "))
+		return exitOK
 	}
 	text, ok := diag.Explain(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "kiln explain: unknown code %q\ncodes: %s\n", args[0], strings.Join(diag.Codes(), ", "))
+		fmt.Fprintf(stderr, "kiln explain: unknown code %q%s\ncodes: %s\n", args[0], suggestHint(args[0], diag.Codes()), strings.Join(diag.Codes(), ", "))
 		return 1
 	}
 	fmt.Fprintln(stdout, text)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/kiln-compiler/kiln/diag"
 	"io"
 	"strings"
 
@@ -26,7 +28,7 @@ type pipelineFlags struct {
 }
 
 func (f *pipelineFlags) register(fs *flag.FlagSet, defaultPipeline string) {
-	fs.StringVar(&f.pipeline, "passes", defaultPipeline, "comma-separated pass pipeline (see `kiln passes`)")
+	fs.StringVar(&f.pipeline, "passes", defaultPipeline, "the pass pipeline, a comma-separated `LIST` ('kiln passes' lists the passes)")
 	fs.BoolVar(&f.printAfterAll, "print-after-all", false, "print the IR to stderr after every pass")
 	fs.BoolVar(&f.printChanged, "print-changed", false, "print the IR after passes that changed it")
 	fs.StringVar(&f.printAfter, "print-after", "", "print the IR after the named passes (comma-separated)")
@@ -76,6 +78,13 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				var known []string
+				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+				if hint := suggestHint(strings.TrimPrefix(name, "-"), known); hint != "" {
+					fmt.Fprintf(fs.Output(), "kiln: unknown flag -%s%s\n", name, hint)
+				}
+			}
 			return nil, err
 		}
 		args = fs.Args()
@@ -91,22 +100,50 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("kiln "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n", commands[name].usage)
+		fmt.Fprintf(stderr, "usage: %s\n\n%s\n\nflags:\n", usageLine(name, fs), commands[name].summary)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// oneFile checks that exactly one FILE was given and reads it.
-func oneFile(name string, positional []string, stdin io.Reader, stderr io.Writer) (driver.Input, bool) {
+// usageLine is `kiln NAME [flags] ARGS`, from the command's real flags.
+func usageLine(name string, fs *flag.FlagSet) string {
+	line := "kiln " + name
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		line += " [flags]"
+	}
+	if a := commands[name].args; a != "" {
+		line += " " + a
+	}
+	return line
+}
+
+// flagStatus is the exit status for a flag parse error: -h is a request.
+func flagStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitMisuse
+}
+
+// oneFile checks that exactly one FILE was given and reads it; a status
+// other than exitOK means stop with it.
+func oneFile(name string, positional []string, stdin io.Reader, stderr io.Writer) (driver.Input, int) {
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "usage: %s\n", commands[name].usage)
-		return driver.Input{}, false
+		fmt.Fprintf(stderr, "usage: kiln %s [flags] FILE ('kiln help %s' lists the flags)\n", name, name)
+		return driver.Input{}, exitMisuse
 	}
 	in, err := driver.ReadInput(positional[0], stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
-		return driver.Input{}, false
+		var d *diag.Diagnostic
+		if errors.As(err, &d) {
+			fmt.Fprintln(stderr, d.String())
+		} else {
+			fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
+		}
+		return driver.Input{}, exitDiag
 	}
-	return in, true
+	return in, exitOK
 }

@@ -4,10 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,8 +18,6 @@ import (
 // kiln run: execute a graph with the reference interpreter and summarize
 // its outputs; and -verify-each=interp, translation validation for any
 // pipeline-running command.
-
-const runUsage = "kiln run [-seed N] [-sym s0=8] [-type NAME=f32[4,3]] [-inputs DIR] [-o DIR] [-passes=LIST] [-verify-each=interp] FILE"
 
 // symFlag collects `-sym s0=8` (repeatable, or comma-separated).
 type symFlag map[string]int64
@@ -174,14 +169,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := iv.options()
 	opts.CheckTypes = !rf.noCheck
-	for gi, g := range run.Module.Graphs {
-		if rf.graph >= 0 && gi != rf.graph {
-			continue
-		}
-		if err := runOneGraph(gi, g, opts, rf, stdout); err != nil {
-			printRunError(stderr, err)
-			return 1
-		}
+	if err := driver.Execute(run, driver.ExecOptions{Interp: opts, Inputs: rf.inputs, Out: rf.out, Graph: rf.graph}, stdout); err != nil {
+		printRunError(stderr, err)
+		return 1
 	}
 	return 0
 }
@@ -193,158 +183,4 @@ func printRunError(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintf(w, "kiln run: %v\n", err)
-}
-
-// runOneGraph makes or reads inputs, runs g, prints the summary and
-// writes the outputs.
-func runOneGraph(gi int, g *ir.Graph, opts interp.Options, rf runFlags, stdout io.Writer) error {
-	inputs, err := readOrMakeInputs(g, opts, rf.inputs)
-	if err != nil {
-		return err
-	}
-	before := interp.CopyValues(inputs)
-	res, err := interp.Run(g, inputs, opts)
-	if err != nil {
-		return err
-	}
-	name := g.Name
-	if name == "" {
-		name = "graph"
-	}
-	fmt.Fprintf(stdout, "graph %d (%s): %d input(s), %d output(s)\n", gi, name, len(g.Inputs), len(res.Outputs))
-	var entries []interp.ManifestEntry
-	var values []any
-	for i, out := range res.Outputs {
-		label := fmt.Sprintf("out%d %s", i, outputLabel(g, i))
-		fmt.Fprintf(stdout, "  %s: %s\n", label, summarize(out))
-		entries = append(entries, interp.ManifestEntry{File: fmt.Sprintf("g%d_out%d.npy", gi, i), Name: outputLabel(g, i), Kind: "output"})
-		values = append(values, out)
-	}
-	for i, in := range g.Inputs {
-		if interp.Compare(before[i], res.Inputs[i], func(ir.DType) interp.Tolerance { return interp.Tolerance{} }) == nil {
-			continue
-		}
-		fmt.Fprintf(stdout, "  mutated input %s: %s\n", in.Name, summarize(res.Inputs[i]))
-		entries = append(entries, interp.ManifestEntry{File: fmt.Sprintf("g%d_%s.npy", gi, in.Name), Name: in.Name, Kind: "mutated-input"})
-		values = append(values, res.Inputs[i])
-	}
-	if rf.out == "" {
-		return nil
-	}
-	dir := rf.out
-	if gi > 0 {
-		dir = filepath.Join(rf.out, fmt.Sprintf("graph%d", gi))
-	}
-	return interp.WriteDir(dir, entries, values)
-}
-
-func outputLabel(g *ir.Graph, i int) string {
-	if i < len(g.Outputs) {
-		return g.Outputs[i].String()
-	}
-	return "?"
-}
-
-// readOrMakeInputs reads DIR/NAME.npy for every tensor input when dir is
-// set (scalars and missing files fall back to -sym and random data only
-// for non-tensors), else makes random inputs.
-func readOrMakeInputs(g *ir.Graph, opts interp.Options, dir string) ([]any, error) {
-	if dir == "" {
-		return interp.MakeInputs(g, opts)
-	}
-	random, randErr := interp.MakeInputs(g, opts)
-	out := make([]any, len(g.Inputs))
-	for i, v := range g.Inputs {
-		path := filepath.Join(dir, v.Name+".npy")
-		if _, err := os.Stat(path); err != nil {
-			if randErr != nil || random[i] == nil {
-				return nil, diag.Errorf(v.Pos, interp.CodeInput, "write the input with numpy.save or drop -inputs", "input %s: %s not found", v.Name, path)
-			}
-			if _, isTensor := random[i].(*interp.Tensor); isTensor {
-				return nil, diag.Errorf(v.Pos, interp.CodeInput, "write the input with numpy.save or drop -inputs", "input %s: %s not found", v.Name, path)
-			}
-			out[i] = random[i]
-			continue
-		}
-		want := ir.Invalid
-		if t := v.Type; t.Kind == ir.KindTensor {
-			want = t.Tensor.DType
-		} else if t, ok := opts.InputTypes[v.Name]; ok && t.Kind == ir.KindTensor {
-			want = t.Tensor.DType
-		}
-		t, err := interp.LoadNPY(path, want)
-		if err != nil {
-			return nil, diag.Errorf(v.Pos, interp.CodeInput, "", "input %s: %v", v.Name, err)
-		}
-		if dev := v.Type; dev.Kind == ir.KindTensor && dev.Tensor.Device.Known() {
-			t.Storage.Device = dev.Tensor.Device
-		}
-		out[i] = t
-	}
-	return out, nil
-}
-
-// summarize prints a value: dtype, shape, device, the first values, the
-// sum of finite values and an FNV-64a checksum of the row-major bytes.
-func summarize(x any) string {
-	t, ok := x.(*interp.Tensor)
-	if !ok {
-		switch v := x.(type) {
-		case nil:
-			return "None"
-		case float64:
-			return "float " + ir.PyFloat(v)
-		case int64, bool:
-			return fmt.Sprintf("%T %v", v, v)
-		case []any:
-			parts := make([]string, len(v))
-			for i, e := range v {
-				parts[i] = summarize(e)
-			}
-			return "(" + strings.Join(parts, "; ") + ")"
-		}
-		return fmt.Sprint(x)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s%s %s", t.DType.Abbr(), shapeText(t.Shape), t.Device())
-	const show = 6
-	var parts []string
-	var sumText string
-	if t.DType.IsFloat() {
-		sum := 0.0
-		for i, v := range t.Floats() {
-			if i < show {
-				parts = append(parts, strconv.FormatFloat(v, 'g', 6, 64))
-			}
-			if v == v && v-v == 0 {
-				sum += v
-			}
-		}
-		sumText = strconv.FormatFloat(sum, 'g', 8, 64)
-	} else {
-		sum := int64(0)
-		for i, v := range t.Ints() {
-			if i < show {
-				parts = append(parts, strconv.FormatInt(v, 10))
-			}
-			sum += v
-		}
-		sumText = strconv.FormatInt(sum, 10)
-	}
-	more := ""
-	if t.Numel() > show {
-		more = ", ..."
-	}
-	h := fnv.New64a()
-	_ = interp.WriteNPY(h, t)
-	fmt.Fprintf(&b, " [%s%s] sum=%s checksum=%016x", strings.Join(parts, ", "), more, sumText, h.Sum64())
-	return b.String()
-}
-
-func shapeText(shape []int64) string {
-	parts := make([]string, len(shape))
-	for i, s := range shape {
-		parts[i] = strconv.FormatInt(s, 10)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 const benchN = 16 << 20

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // code accumulates Go source; go/format indents it at the end.

@@ -1,43 +1,21 @@
 package golang
 
 import (
-	"embed"
 	"fmt"
 	"go/format"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
 
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
-// The runtime's source, copied into every module: one source of truth.
-//
-//go:embed rt/*.go
-var rtFS embed.FS
-
-// RuntimeSources are the runtime's non-test source files by name.
-func RuntimeSources() (map[string][]byte, error) {
-	entries, err := fs.ReadDir(rtFS, "rt")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		b, err := rtFS.ReadFile("rt/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out[e.Name()] = b
-	}
-	return out, nil
-}
+// RuntimeSources are the runtime's non-test source files by name (package
+// rt, a leaf shared with interp), copied into every module.
+func RuntimeSources() (map[string][]byte, error) { return rt.Sources() }
 
 // PackageName turns a graph name into a Go package name: lower case,
 // letters, digits and underscores, never starting with a digit.

@@ -32,6 +32,7 @@ type builder struct {
 	labels     map[string]*labelInfo
 	labelOrder []string
 	opaque     map[*node]bool
+	fake       map[int64]bool     // storages of fake tensors
 	aliased    map[*ir.Value]bool // results that are an input returned again (in-place ops)
 }
 
@@ -382,6 +383,7 @@ func (b *builder) tensor(s slot) (tkey, ir.Type, error) {
 		tt.Shape = append(tt.Shape, sym.Const(d))
 	}
 	if len(s.stride) > 0 && json.Unmarshal(s.stride, &stride) == nil && len(stride) == len(shape) {
+		tt.Strides = []sym.Expr{}
 		for _, d := range stride {
 			tt.Strides = append(tt.Strides, sym.Const(d))
 		}

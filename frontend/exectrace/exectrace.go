@@ -1,6 +1,7 @@
 package exectrace
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -32,6 +33,7 @@ type Stats struct {
 	Nested    int // ATen calls inside another ATen call or a region (dropped: their caller stands for them)
 	Regions   int // compiled regions and kernel launches that became opaque nodes
 	Labels    int // other non-ATen nodes (labels, profiler steps, roots), reported as remarks
+	Fake      int // ATen calls on fake tensors (a torch.compile tracing inside the trace), dropped
 	Inputs    int // graph inputs (tensors no recorded call produced)
 	Annotated int // results typed from the trace
 }
@@ -42,7 +44,10 @@ const CodeNonATen = "et-non-aten"
 // regionPrefixes name non-ATen nodes whose ATen children do not tell the
 // whole story (a compiled graph runs fused kernels the observer does not
 // record): they become one opaque node.
-var regionPrefixes = []string{"Torch-Compiled Region", "CompiledFunction", "## Call CompiledFxGraph", "## Call CompiledFxGraph"}
+// Other non-ATen nodes (record_function labels, autograd's
+// evaluate_function and AccumulateGrad) are transparent: the ATen calls
+// under them are the computation.
+var regionPrefixes = []string{"Torch-Compiled Region", "CompiledFunction", "## Call CompiledFxGraph"}
 
 func isRegion(name string) bool {
 	for _, p := range regionPrefixes {
@@ -70,6 +75,7 @@ func Parse(file string, src []byte, opts Options) (*Result, error) {
 	if !strings.HasPrefix(t.schema, "1.0") && !strings.HasPrefix(t.schema, "1.1") {
 		b.warn(1, "et-schema", "schema "+t.schema+" is newer than the 1.0.x and 1.1.x kiln knows; reading it as 1.1.x")
 	}
+	b.fake = fakeStorages(t)
 	for _, n := range t.nodes {
 		if err := b.visit(n); err != nil {
 			return nil, err
@@ -81,6 +87,10 @@ func Parse(file string, src []byte, opts Options) (*Result, error) {
 		b.setOutputs()
 	}
 	b.labelRemarks()
+	if b.res.Stats.Fake > 0 {
+		b.res.Diags = append(b.res.Diags, diag.Diagnostic{Severity: diag.Remark, Code: CodeNonATen, Pos: b.g.Pos,
+			Message: fmt.Sprintf("%d ATen calls on fake tensors (torch.compile tracing while the observer ran) are not part of the graph", b.res.Stats.Fake)})
+	}
 	b.g.Renumber()
 	return b.res, nil
 }
@@ -105,10 +115,13 @@ func (b *builder) visit(n *node) error {
 			b.res.Stats.Nested++
 		}
 		return nil
+	case isATen(n.Name) && b.touchesFake(n):
+		b.res.Stats.Fake++
+		return nil
 	case isATen(n.Name):
 		b.res.Stats.TopLevel++
 		return b.call(n)
-	case isRegion(n.Name) || hasTensors(n):
+	case isRegion(n.Name) || n.Kernel != "":
 		b.res.Stats.Regions++
 		return b.region(n)
 	}
@@ -135,19 +148,10 @@ func labelName(name string) string {
 func (b *builder) labelRemarks() {
 	for _, l := range b.labelOrder {
 		info := b.labels[l]
-		msg := fmt.Sprintf("non-ATen node %q (%d×): a label or profiler node with no tensors; not part of the graph", l, info.count)
+		msg := fmt.Sprintf("non-ATen node %q (%d×): a label; the ATen calls under it are the graph's nodes", l, info.count)
 		b.res.Diags = append(b.res.Diags, diag.Diagnostic{Severity: diag.Remark, Code: CodeNonATen,
 			Pos: diag.Pos{File: b.file, Line: info.line, Col: 1}, Message: msg})
 	}
-}
-
-func hasTensors(n *node) bool {
-	for _, ty := range append(append([]string{}, n.In.Types...), n.Out.Types...) {
-		if strings.Contains(ty, "Tensor") {
-			return true
-		}
-	}
-	return false
 }
 
 // target is the registry name of an ATen call: from op_schema when the
@@ -178,4 +182,50 @@ func sortedKeys(m map[tkey]bool) []tkey {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].less(out[j]) })
 	return out
+}
+
+// fakeStorages finds the storages of fake tensors: a FakeTensor reports its
+// fake device (cpu, cuda) but lives in a meta storage, so its storage id
+// also appears with device "meta". A real meta tensor says "meta" always.
+func fakeStorages(t *trace) map[int64]bool {
+	meta, other := map[int64]bool{}, map[int64]bool{}
+	for _, n := range t.nodes {
+		for _, s := range append(flatten(n.In.slots()), flatten(n.Out.slots())...) {
+			var tup []json.RawMessage
+			var sid int64
+			var dev string
+			if !strings.HasPrefix(s.typ, "Tensor") || json.Unmarshal(s.value, &tup) != nil || len(tup) < 6 ||
+				json.Unmarshal(tup[1], &sid) != nil || json.Unmarshal(tup[5], &dev) != nil {
+				continue
+			}
+			if dev == "meta" {
+				meta[sid] = true
+			} else {
+				other[sid] = true
+			}
+		}
+	}
+	fake := map[int64]bool{}
+	for sid := range meta {
+		if other[sid] {
+			fake[sid] = true
+		}
+	}
+	return fake
+}
+
+// touchesFake reports whether a call reads or writes a fake tensor.
+func (b *builder) touchesFake(n *node) bool {
+	if len(b.fake) == 0 {
+		return false
+	}
+	for _, s := range append(flatten(n.In.slots()), flatten(n.Out.slots())...) {
+		var tup []json.RawMessage
+		var sid int64
+		if strings.HasPrefix(s.typ, "Tensor") && json.Unmarshal(s.value, &tup) == nil && len(tup) >= 2 &&
+			json.Unmarshal(tup[1], &sid) == nil && b.fake[sid] {
+			return true
+		}
+	}
+	return false
 }

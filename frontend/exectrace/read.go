@@ -29,6 +29,7 @@ type node struct {
 	Name     string
 	Parent   int
 	Schema   string // op_schema
+	Kernel   string // kernel_backend (a kernel launch: "triton", ...)
 	In, Out  side
 	Line     int // line of the node's opening brace in the (inflated) file
 	children []*node
@@ -154,6 +155,10 @@ func parseNode(raw map[string]json.RawMessage) (*node, error) {
 		attrs["op_schema"] = s
 	}
 	_ = json.Unmarshal(attrs["op_schema"], &n.Schema)
+	if k, ok := raw["kernel_backend"]; ok {
+		attrs["kernel_backend"] = k
+	}
+	_ = json.Unmarshal(attrs["kernel_backend"], &n.Kernel)
 	var err error
 	if n.In, err = readSide(raw, "inputs", "input"); err != nil {
 		return nil, errorf("node %d inputs: %v", n.ID, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 var notIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
@@ -30,30 +31,33 @@ func (b *builder) region(n *node) error {
 	written := map[tkey]slot{}
 	var order []tkey
 	var args []ir.Arg
-	seen := map[tkey]bool{}
+	isInput := map[tkey]bool{}
 	aten := 0
 	for _, m := range all {
 		if isATen(m.Name) {
 			aten++
 		}
-		for _, s := range flatten(m.In.slots()) {
-			k, t, err := b.tensor(s)
-			if err != nil || seen[k] {
-				continue
+		_, schema := target(m)
+		for i, s := range m.In.slots() {
+			for _, e := range flatten([]slot{s}) {
+				k, t, err := b.tensor(e)
+				if err != nil || isInput[k] {
+					continue
+				}
+				if _, mine := written[k]; mine {
+					continue
+				}
+				if _, known := b.values[k]; !known && writes(schema, i) {
+					continue // an out= buffer the region allocated where the trace does not show
+				}
+				isInput[k] = true
+				args = append(args, ir.ValueArg(b.lookup(m, k, t)))
 			}
-			seen[k] = true
-			if _, mine := written[k]; mine {
-				continue
-			}
-			if _, known := b.values[k]; !known && b.writtenLater(all, k) {
-				continue // an output buffer the region allocated itself
-			}
-			args = append(args, ir.ValueArg(b.lookup(m, k, t)))
 		}
 		for _, s := range flatten(m.Out.slots()) {
 			k, _, err := b.tensor(s)
-			if err != nil {
-				continue
+			if err != nil || isInput[k] {
+				continue // a call returning its input (resolve_conj, out=) makes no new tensor
 			}
 			if _, dup := written[k]; !dup {
 				order = append(order, k)
@@ -83,15 +87,7 @@ func (b *builder) region(n *node) error {
 	return nil
 }
 
-// writtenLater reports whether a call in the region writes k (an out=
-// buffer read before the region's own write is recorded).
-func (b *builder) writtenLater(all []*node, k tkey) bool {
-	for _, m := range all {
-		for _, s := range flatten(m.Out.slots()) {
-			if k2, _, err := b.tensor(s); err == nil && k2 == k {
-				return true
-			}
-		}
-	}
-	return false
+// writes reports whether parameter i of schema is written (`Tensor(a!) out`).
+func writes(schema *ops.Schema, i int) bool {
+	return schema != nil && i < len(schema.Params) && schema.Params[i].Alias != nil && schema.Params[i].Alias.Write
 }

@@ -98,25 +98,45 @@ func joinLogical(lines []rawLine, i, maxBytes int) (logical, int) {
 	lead := len(first.text) - len(trimmed)
 	l := logical{indent: lead, segs: []segment{{0, first.num, first.off + lead}}, unclosed: -1}
 	var b strings.Builder
-	b.WriteString(trimmed)
+	pending := trimmed // the last physical line, written once we know whether it continues
 	depth := bracketDelta(trimmed)
 	i++
 	// A comment line never continues; an open bracket pulls in following lines.
-	for depth > 0 && i < len(lines) && !strings.HasPrefix(trimmed, "#") && b.Len() <= maxBytes {
+	for depth > 0 && i < len(lines) && !strings.HasPrefix(trimmed, "#") && b.Len()+len(pending) <= maxBytes {
+		// A comment inside the brackets ends its physical line only (PyTorch
+		// ≥ 2.9 prints one parameter a line: `x: "f32[4]",  # PlainAOTInput(idx=0)`).
+		b.WriteString(cutComment(pending))
 		next := lines[i]
 		t := strings.TrimLeft(next.text, " \t")
 		l.segs = append(l.segs, segment{b.Len() + 1, next.num, next.off + len(next.text) - len(t)})
 		b.WriteByte(' ')
-		b.WriteString(t)
+		pending = t
 		depth += bracketDelta(t)
 		i++
 	}
+	b.WriteString(pending)
 	l.text = b.String()
 	l.tooLong = len(l.text) > maxBytes
 	if depth > 0 && !l.tooLong {
 		l.unclosed = unclosedBracket(l.text)
 	}
 	return l, i
+}
+
+// cutComment drops a trailing comment (outside strings) and the blanks before it.
+func cutComment(s string) string {
+	at := -1
+	codeBytes(s, func(i int, c byte) bool {
+		if c == '#' {
+			at = i
+			return false
+		}
+		return true
+	})
+	if at < 0 {
+		return s
+	}
+	return strings.TrimRight(s[:at], " \t")
 }
 
 // unclosedBracket returns the offset of the outermost bracket that is never

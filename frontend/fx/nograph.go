@@ -22,7 +22,8 @@ func NoGraph(file string, src []byte) error {
 }
 
 const graphHint = "kiln reads FX readable text (a `class GraphModule` with `def forward`, " +
-	"print_readable, TORCH_LOGS=graph_code, fx_graph_readable.py, str(graph)) or a JSON-lines op trace"
+	"print_readable, TORCH_LOGS=graph_code, fx_graph_readable.py, str(graph)), a JSON-lines op trace, " +
+	"a TORCH_TRACE log (TORCH_TRACE=/dir), a PyTorch Execution Trace (ExecutionTraceObserver JSON), or any of them gzipped"
 
 func describeNonGraph(src string) (what, hint string) {
 	b := []byte(src)

@@ -32,6 +32,10 @@ dtype, strides or aliasing) while PyTorch propagated real tensors; the reason is
 Fix the fake kernel: compiled code is planned from what the fake kernel says.`)
 }
 
+// ConfigKeys are the Dynamo settings the reader takes from a log: they
+// decide what fakeprop accepts (kiln's -capture-* flags).
+var ConfigKeys = []string{"capture_scalar_outputs", "capture_dynamic_output_shape_ops"}
+
 // inputDesc is what describe_tensor and describe_source say about one graph input.
 type inputDesc struct {
 	source string // L['x']
@@ -191,13 +195,27 @@ func exprOf(v any) (sym.Expr, bool) {
 // metrics reports a compile that failed.
 func (r *reader) metrics(e *event) {
 	var m struct {
-		CompileID  *string `json:"compile_id"`
-		FailType   *string `json:"fail_type"`
-		FailReason *string `json:"fail_reason"`
-		File       *string `json:"fail_user_frame_filename"`
-		Line       *int    `json:"fail_user_frame_lineno"`
+		DynamoConfig *string `json:"dynamo_config"`
+		CompileID    *string `json:"compile_id"`
+		FailType     *string `json:"fail_type"`
+		FailReason   *string `json:"fail_reason"`
+		File         *string `json:"fail_user_frame_filename"`
+		Line         *int    `json:"fail_user_frame_lineno"`
 	}
-	if json.Unmarshal(e.meta, &m) != nil || m.FailType == nil {
+	if json.Unmarshal(e.meta, &m) != nil {
+		return
+	}
+	if m.DynamoConfig != nil {
+		var cfg map[string]any
+		if json.Unmarshal([]byte(*m.DynamoConfig), &cfg) == nil {
+			for _, k := range ConfigKeys {
+				if on, _ := cfg[k].(bool); on {
+					r.res.Config[k] = true
+				}
+			}
+		}
+	}
+	if m.FailType == nil {
 		return
 	}
 	r.failed[e.compileID()] = true

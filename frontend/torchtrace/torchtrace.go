@@ -24,7 +24,11 @@ type Result struct {
 	// warnings at the log's line) and the FX parser's warnings.
 	Diags      []diag.Diagnostic
 	Provenance []Provenance
-	Stats      Stats
+	// Config holds the Dynamo settings the compiles ran with, from
+	// compilation_metrics' dynamo_config (capture_scalar_outputs,
+	// capture_dynamic_output_shape_ops): true when any compile had it on.
+	Config map[string]bool
+	Stats  Stats
 }
 
 // Stats say what the reader used and what it passed over.
@@ -79,7 +83,7 @@ func Parse(file string, src []byte, opts Options) (*Result, error) {
 			"TORCH_TRACE logs are written by TORCH_TRACE=/dir; each event line starts with a glog prefix and a JSON object",
 			"no TORCH_TRACE event in the file")
 	}
-	r := &reader{file: file, opts: opts, res: &Result{Module: &ir.Module{File: file}}, descs: map[string][]inputDesc{},
+	r := &reader{file: file, opts: opts, res: &Result{Module: &ir.Module{File: file}, Config: map[string]bool{}}, descs: map[string][]inputDesc{},
 		srcOf: map[[2]int]string{}, failed: map[string]bool{}, post: map[string]*ir.Graph{}}
 	r.res.Stats = Stats{Lines: strings.Count(string(src), "\n") + 1, Events: len(events), Skipped: skipped, Unread: map[string]int{}}
 	for _, line := range bad {

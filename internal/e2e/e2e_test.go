@@ -182,7 +182,7 @@ func check(t *testing.T, bin, dir string, c *candidate) outcome {
 		if err != nil {
 			return outcome{c.name, "RUN-FAIL", firstLine(err.Error())}
 		}
-		if m := interp.CompareTensors(wt, got, interp.DefaultTolerance(wt.DType)); m != nil {
+		if m := interp.CompareTensors(wt, got, tolerance(c.name, wt.DType)); m != nil {
 			return outcome{c.name, "MISMATCH", fmt.Sprintf("output %d: %s", i, m)}
 		}
 	}
@@ -195,11 +195,15 @@ func check(t *testing.T, bin, dir string, c *candidate) outcome {
 		if err != nil {
 			return outcome{c.name, "RUN-FAIL", firstLine(err.Error())}
 		}
-		if m := interp.CompareTensors(wt, got, interp.DefaultTolerance(wt.DType)); m != nil {
+		if m := interp.CompareTensors(wt, got, tolerance(c.name, wt.DType)); m != nil {
 			return outcome{c.name, "MISMATCH", fmt.Sprintf("mutated input %s: %s", param.Name, m)}
 		}
 	}
-	return outcome{c.name, "ok", fmt.Sprintf("%d kernel(s)", len(c.prog.Loop.Kernels))}
+	detail := fmt.Sprintf("%d kernel(s)", len(c.prog.Loop.Kernels))
+	if j, ok := judgementOf(c.name); ok {
+		detail += fmt.Sprintf("; compared at rtol %g atol %g: %s", j.tol.RTol, j.tol.ATol, j.why)
+	}
+	return outcome{c.name, "ok", detail}
 }
 
 func sanitize(name string) string {

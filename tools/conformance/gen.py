@@ -112,18 +112,39 @@ def grad_fn(op, leaves, spec, pos, ngrad_out, req):
     return f
 
 
+# Ops whose results are uninitialized memory: no value to compare.
+UNINITIALIZED = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided", "empty_permuted"}
+
+
+def has_value(n):
+    """Whether a node's eager result is defined by its inputs (not random,
+    not uninitialized memory)."""
+    t = n.target
+    if not isinstance(t, torch._ops.OpOverload):
+        return True
+    return t._opname not in UNINITIALIZED and torch.Tag.nondeterministic_seeded not in t.tags
+
+
 def node_values(gm, tensors):
-    """Runs gm on real tensors node by node; returns {node name: value}."""
-    vals = {}
+    """Runs gm on real tensors node by node; returns {key: value record},
+    each taken when its node ran (a later in-place op must not change it)."""
+    rec = {}
 
     class Rec(torch.fx.Interpreter):
         def run_node(self, n):
             r = super().run_node(n)
-            vals[n.name] = r
+            if n.op == "call_function" and has_value(n):
+                if isinstance(r, torch.Tensor):
+                    if small(r):
+                        rec[n.name] = value_record(r)
+                elif isinstance(r, (list, tuple)):
+                    for i, x in enumerate(r):
+                        if small(x):
+                            rec[f"{n.name}[{i}]"] = value_record(x)
             return r
 
     Rec(gm).run(*tensors)
-    return vals
+    return rec
 
 
 def small(t):
@@ -147,21 +168,12 @@ def trace_case(name, fn, tensors, want_values):
     if want_values and all(small(t) for t in tensors):
         ins = [t.detach().clone() for t in tensors]
         case["inputs"] = [storage_record(t) for t in ins]
+        consts = {n.name: storage_record(getattr(gm, n.target)) for n in gm.graph.nodes
+                  if n.op == "get_attr" and small(getattr(gm, n.target, None))}
+        if consts:
+            case["consts"] = consts  # tensors the op made inside (torch.tensor(...)), lifted by make_fx
         torch.manual_seed(0)
-        vals = node_values(gm, [t.clone() for t in ins])
-        rec = {}
-        for n in gm.graph.nodes:
-            if n.op != "call_function":
-                continue
-            v = vals.get(n.name)
-            if isinstance(v, torch.Tensor):
-                if small(v):
-                    rec[n.name] = value_record(v)
-            elif isinstance(v, (list, tuple)):
-                for i, x in enumerate(v):
-                    if small(x):
-                        rec[f"{n.name}[{i}]"] = value_record(x)
-        case["values"] = rec
+        case["values"] = node_values(gm, [t.clone() for t in ins])
     return case
 
 

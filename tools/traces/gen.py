@@ -8,7 +8,8 @@ testdata/traces/torchtrace/NAME.log, Execution Traces in testdata/traces/et/NAME
 (the larger ones only as .json.gz). To keep the repository small the logs are trimmed, and only by
 dropping whole events (the envelope line and its payload) of kinds kiln ignores —
 chromium_event timings, interned file names, config dumps, cache keys, generated
-C++ — and the bulky config fields of compilation_metrics; every kept line is
+C++ — and the bulky config fields of compilation_metrics (dynamo_config keeps the
+capture_* settings kiln reads); every other kept line is
 byte-for-byte what PyTorch wrote. The first line of each file names the PyTorch
 version (a comment line kiln's readers skip, like PyTorch's own glog preamble).
 """
@@ -28,18 +29,19 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "testdata", "traces")
 
 # TORCH_TRACE scenarios; the DTRACE ones need TORCH_DTRACE for dtrace_structured events.
-TORCH_TRACE = ["cnn_train", "transformer_infer", "graph_break_fails", "item_scalar",
-               "nonzero_dynamic", "custom_op_fake", "custom_op_nofake"]
+TORCH_TRACE = ["cnn_train", "transformer_infer", "norm_mlp_infer", "graph_break_fails", "item_scalar",
+               "nonzero_dynamic", "custom_op_fake", "custom_op_nofake", "view_input"]
 DTRACE = ["draft_export_fake_kernels"]
 ET = ["et_mlp", "et_dtypes", "et_compiled"]
 GZIP_ONLY = ["et_mlp", "et_dtypes"]
 
-DROP_EVENTS = {"chromium_event", "str", "dynamo_cpp_guards_str", "inductor_output_code", "describe_source"}
+DROP_EVENTS = {"chromium_event", "str", "dynamo_cpp_guards_str", "inductor_output_code"}
 DROP_ARTIFACTS = {"fx_graph_cache_miss", "fx_graph_cache_hit", "fx_graph_cache_bypass", "torch._functorch.config",
                   "aot_autograd_runtime_wrappers", "fx_graph_runnable", "aot_forward_graph_fw_metadata",
                   "aot_backward_graph_fw_metadata", "aotautograd_cache_miss", "aotautograd_cache_bypass",
                   "aotautograd_cache_hit", "inductor_triton_kernel_to_post_grad_nodes"}
-BULKY_METRICS = {"dynamo_config", "inductor_config", "stack_trace", "exception_stack_trace", "graph_node_shapes",
+KEEP_DYNAMO_CONFIG = {"capture_scalar_outputs", "capture_dynamic_output_shape_ops"}  # what kiln reads of it
+BULKY_METRICS = {"inductor_config", "stack_trace", "exception_stack_trace", "graph_node_shapes",
                  "inductor_fx_remote_cache_hit_keys", "inductor_fx_remote_cache_miss_keys"}
 
 
@@ -77,6 +79,9 @@ def trim(lines):
             m = d[kind]
             for k in BULKY_METRICS & set(m):
                 del m[k]
+            if m.get("dynamo_config"):
+                cfg = json.loads(m["dynamo_config"])
+                m["dynamo_config"] = json.dumps({k: v for k, v in cfg.items() if k in KEEP_DYNAMO_CONFIG}, sort_keys=True)
             line = prefix + "] " + json.dumps(d) + "\n"
         if keep:
             out.append(line)
@@ -92,7 +97,7 @@ def run(name, env_var, *args):
                            capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit(f"{name} failed:\n{p.stderr[-3000:]}")
-        return [open(f).readlines() for f in sorted(glob.glob(os.path.join(d, "*.log")))]
+        return [(os.path.basename(f), open(f).readlines()) for f in sorted(glob.glob(os.path.join(d, "*.log")))]
 
 
 def main(names):
@@ -103,11 +108,21 @@ def main(names):
             continue
         logs = run(name, "TORCH_DTRACE" if name in DTRACE else "TORCH_TRACE")
         assert len(logs) == 1, f"{name}: {len(logs)} logs"
-        kept = trim(logs[0])
+        kept = trim(logs[0][1])
         with open(os.path.join(OUT, "torchtrace", name + ".log"), "w") as f:
             f.write(header("a TORCH_TRACE log"))
             f.writelines(kept)
-        print(f"{name}: {len(logs[0])} lines, kept {len(kept)}")
+        print(f"{name}: {len(logs[0][1])} lines, kept {len(kept)}")
+    if not names or "ranks" in names:
+        # A folder of per-rank logs, as TORCH_TRACE=/dir writes them for a distributed job.
+        d = os.path.join(OUT, "torchtrace_ranks")
+        os.makedirs(d, exist_ok=True)
+        for fname, lines in run("ranks", "TORCH_TRACE"):
+            rank = fname.split("_rank_")[1].split("_")[0]
+            with open(os.path.join(d, f"dedicated_log_torch_trace_rank_{rank}.log"), "w") as f:
+                f.write(header("a TORCH_TRACE log"))
+                f.writelines(trim(lines))
+            print(f"ranks: {fname}: {len(lines)} lines")
     for name in ET:
         if names and name not in names:
             continue

@@ -68,7 +68,16 @@ def transformer_infer():
         torch.compile(m)(torch.randn(2, 4, 8))
 
 
-def item_fullgraph_fails():
+def norm_mlp_infer():
+    """Pointwise and reduction ops only (linear, gelu, layer_norm, softmax) through
+    Inductor with provenance tracking: every kernel is one kiln can lower and compare."""
+    import torch._inductor.config as ic
+    ic.trace.provenance_tracking_level = 1
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 8), nn.Softmax(-1)).eval()
+    with torch.no_grad():
+        torch.compile(m)(torch.randn(4, 8))
+
     """A data-dependent .item() under fullgraph=True: Dynamo refuses the graph break."""
     def f(x):
         n = x.sum().item()
@@ -167,6 +176,33 @@ def draft_export_fake_kernels():
 
     ep = torch.export.draft_export(M(), (torch.randn(4, 3),))
     print(ep.graph_module.code, file=sys.stderr)
+
+
+def view_input():
+    """A graph input that is a view at storage offset 8: describe_tensor records the
+    offset, which FX annotations do not print."""
+    def f(x):
+        return torch.sin(x) * 2
+
+    base = torch.randn(4, 6)
+    torch.compile(f, backend="aot_eager")(base[1:, 2:])
+
+
+def _rank_main(rank):
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29517", rank=rank, world_size=2)
+
+    def f(x):
+        return torch.relu(x) * (rank + 1)
+
+    torch.compile(f, backend="aot_eager")(torch.randn(4, 2 + rank))
+    dist.destroy_process_group()
+
+
+def ranks():
+    """Two ranks (gloo, CPU), each compiling its own graph: TORCH_TRACE writes one log per rank."""
+    import torch.multiprocessing as mp
+    mp.spawn(_rank_main, nprocs=2)
 
 
 def et_mlp(path):

@@ -28,7 +28,7 @@ func scalarMax(x, y float32) float32 { return max(x, y) }
 
 // TestLanesMatchScalar: on every pair of specials, in both orders, the
 // lane operations give the scalar Go's bits exactly (run with
-// GOEXPERIMENT=simd go test ./codegen/golang/rt).
+// GOEXPERIMENT=simd go test ./rt).
 func TestLanesMatchScalar(t *testing.T) {
 	if !archsimd.X86.AVX2() {
 		t.Skip("no AVX2")

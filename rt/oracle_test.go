@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/kiln-compiler/kiln/codegen/golang/rt"
+	. "github.com/kiln-compiler/kiln/rt"
 	"github.com/stretchr/testify/require"
 )
 

@@ -5,11 +5,11 @@ import (
 	"math"
 	"testing"
 
-	. "github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/frontend/fx"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
+	. "github.com/kiln-compiler/kiln/rt"
 	"github.com/stretchr/testify/require"
 )
 

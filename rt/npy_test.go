@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kiln-compiler/kiln/codegen/golang/rt"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // The header NPYHeader writes is what ReadNPYHeader reads back, with the

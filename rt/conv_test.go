@@ -7,9 +7,9 @@ import (
 	"sort"
 	"testing"
 
-	. "github.com/kiln-compiler/kiln/codegen/golang/rt"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
+	. "github.com/kiln-compiler/kiln/rt"
 	"github.com/stretchr/testify/require"
 )
 

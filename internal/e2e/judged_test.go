@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"strings"
+
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/ir"
+)
+
+// judgement is PyTorch's verdict on a graph whose generated code and
+// interp differ by more than assert_close's default for the output dtype.
+type judgement struct {
+	tol interp.Tolerance
+	why string // the figures tools/e2e_judge printed
+}
+
+// judged are the corpus graphs PyTorch was asked about with
+// tools/e2e_judge/judge.py: eager PyTorch ran the graph on the same inputs
+// in its dtypes and in float64, and torch._dynamo.utils.same (Inductor's
+// own accuracy check: allclose at tol 1e-4, else RMSE against float64
+// within 2x eager's own, 3x for half types) accepted interp and the
+// generated Go alike. They compare here at that check's first tolerance
+// (or the one named), never looser; a larger difference is a MISMATCH.
+var judged = map[string]judgement{
+	"corpus/007_mlp_addmm_relu.fx.txt": {interp.Tolerance{RTol: 1e-4, ATol: 1e-4},
+		"10 f32 layers of 2048x2048 addmm+relu reach 1.7e15; summation order alone moves the result by " +
+			"1.7e-6 relative (max |interp-go| 2.75e9): RMSE against float64 is eager 4.7e8, interp 4.1e7, " +
+			"go 8.7e8, and same() accepts both (torch 2.15.0)"},
+}
+
+func judgementOf(name string) (judgement, bool) {
+	graph, _, _ := strings.Cut(name, "#")
+	j, ok := judged[graph]
+	return j, ok
+}
+
+// tolerance is assert_close's default for dt, or the judged graph's.
+func tolerance(name string, dt ir.DType) interp.Tolerance {
+	def := interp.DefaultTolerance(dt)
+	if j, ok := judgementOf(name); ok && dt.IsFloat() {
+		return interp.Tolerance{RTol: max(def.RTol, j.tol.RTol), ATol: max(def.ATol, j.tol.ATol)}
+	}
+	return def
+}

@@ -1,0 +1,4 @@
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[99999999999999999999*s0][1]cpu"):
+        add: "f32[99999999999999999999*s0][1]cpu" = torch.ops.aten.add.Tensor(x, 1)
+        return (add,)

@@ -1,0 +1,38 @@
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import judge  # noqa: E402
+
+
+def test_philox_known_answers():
+    # Random123's kat_vectors for philox4x32-10.
+    w = judge.philox(0, 0, np.array([0], dtype=np.uint64))
+    assert [int(x[0]) for x in w] == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+    # ctr = (pi digits), key = (0xa4093822, 0x299f31d0): index is ctr words 0-1,
+    # stream words 2-3, seed the key (low word first).
+    ctr = [0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344]
+    w = judge.philox(0x299F31D0A4093822, ctr[3] << 32 | ctr[2], np.array([ctr[1] << 32 | ctr[0]], dtype=np.uint64))
+    assert [int(x[0]) for x in w] == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
+
+
+def test_fnv1a64():
+    assert judge.fnv1a64(b"") == 0xCBF29CE484222325
+    assert judge.fnv1a64(b"a") == 0xAF63DC4C8601EC8C
+
+
+def test_inputs_of_reads_annotations():
+    src = 'class <lambda>(torch.nn.Module):\n    def forward(self, a: "f32[2, 3][3, 1]cuda:0", b: "i64[][]cpu"):\n        return (a,)\n'
+    assert judge.inputs_of(src) == [("a", "f32", [2, 3]), ("b", "i64", [])]
+
+
+def test_runnable_moves_to_cpu_and_computes_in_float64():
+    src = ('class <lambda>(torch.nn.Module):\n    def forward(self, a: "f32[2][1]cuda:0"):\n'
+           '        full: "f32[2][1]cuda:0" = torch.ops.aten.full.default([2], 1.5, dtype = torch.float32, '
+           "device = device(type='cuda', index=0), pin_memory = False)\n"
+           '        add: "f32[2][1]cuda:0" = torch.ops.aten.add.Tensor(a, full)\n        return (add,)\n')
+    import torch
+    (out,) = judge.runnable(src, f64=True)(torch.zeros(2, dtype=torch.float64))
+    assert out.dtype == torch.float64 and out.tolist() == [1.5, 1.5]
