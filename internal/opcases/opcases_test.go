@@ -50,8 +50,7 @@ type data struct {
 
 // pending lists cases kiln does not pass yet, with the reason; the test
 // fails on any other failure and on a pending case that now passes.
-var pending = map[string]string{
-}
+var pending = map[string]string{}
 
 func TestOpCases(t *testing.T) {
 	src, err := os.ReadFile(dataFile)
