@@ -26,6 +26,8 @@ func miscTable11() []Entry {
 		{Schema: "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
 		{Schema: "norm.Scalar(Tensor self, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
 		{Schema: "diag(Tensor self, int diagonal=0) -> Tensor", Kind: KindShape, Meta: selfRule(metaDiag)},
+		{Schema: "_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor",
+			Kind: KindExtern, Meta: metaScaledMM},
 		{Schema: "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", Kind: KindNN, Meta: metaFusedRMSNorm},
 	}
 }
@@ -132,6 +134,30 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// metaScaledMM is a float8 matmul: [M, K] @ [K, N] -> [M, N] of out_dtype
+// (self's dtype when None), row-major.
+func metaScaledMM(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := tensorsOf(c, "self", "mat2")
+	if err != nil {
+		return nil, err
+	}
+	a, b := ts[0], ts[1]
+	if a.Rank() != 2 || b.Rank() != 2 {
+		return nil, Errorf(CodeShape, "", "self must be a matrix")
+	}
+	if eq, known := env.eqSize(a.Shape[1], b.Shape[0]); known && !eq {
+		return nil, Errorf(CodeShape, "", "mat1 and mat2 shapes cannot be multiplied (%sx%s and %sx%s)", a.Shape[0], a.Shape[1], b.Shape[0], b.Shape[1])
+	}
+	dt, ok, err := c.DType("out_dtype")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		dt = a.DType
+	}
+	return one(env.Contiguous(dt, []sym.Expr{a.Shape[0], b.Shape[1]}, a.Device)), nil
 }
 
 // metaFusedRMSNorm returns (out like input, rstd with the normalized dims

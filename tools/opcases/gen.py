@@ -19,7 +19,7 @@ import torch._inductor.inductor_prims  # noqa: F401 - registers prims.inductor_*
 from torch.fx.experimental.proxy_tensor import make_fx
 
 aten = torch.ops.aten
-DT = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
+DT = {torch.float8_e4m3fn: "f8e4m3fn", torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
       torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "b8",
       torch.complex64: "c64", torch.complex128: "c128"}
 
@@ -60,6 +60,44 @@ def case(name, fn, *args, values=True):
     rec = {"name": name, "fx": fx, "inputs": [enc(a) for a in args]}
     if values:
         rec["outputs"] = [enc(o) for o in out]
+    return rec
+
+
+def single(name, op, args, kwargs=None, values=True):
+    """A one-node graph for an op make_fx would decompose: the node's fake
+    type comes from running op under FakeTensorMode."""
+    from operator import getitem
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    kwargs = kwargs or {}
+    mode, g = FakeTensorMode(), torch.fx.Graph()
+    phs, fargs = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor):
+            p = g.placeholder(f"arg{i}_1")
+            p.meta["val"] = mode.from_tensor(a)
+            phs.append(p)
+            fargs.append(p.meta["val"])
+        else:
+            phs.append(a)
+            fargs.append(a)
+    with mode:
+        fake = op(*fargs, **kwargs)
+    n = g.call_function(op, tuple(phs), kwargs)
+    n.meta["val"] = fake
+    outs = [n]
+    if isinstance(fake, (tuple, list)):
+        outs = []
+        for i, f in enumerate(fake):
+            gi = g.call_function(getitem, (n, i))
+            gi.meta["val"] = f
+            outs.append(gi)
+    g.output(tuple(outs))
+    fx = torch.fx.GraphModule(torch.nn.Module(), g).print_readable(print_output=False, include_stride=True, include_device=True)
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    rec = {"name": name, "fx": fx, "inputs": [enc(a) for a in tensors]}
+    if values:
+        out = op(*args, **kwargs)
+        rec["outputs"] = [enc(o) for o in (out if isinstance(out, (tuple, list)) else (out,))]
     return rec
 
 
@@ -152,7 +190,11 @@ def cases():
     out.append(case("complex_add_alpha_div", lambda a, b: aten.view_as_real(aten.div(aten.add(vc(a), vc(b), alpha=0.5), vc(b))), gen(46, 4, 2), gen(47, 4, 2)))
     out.append(case("complex_mul_real_tensor", lambda a, r: aten.view_as_real(aten.mul(vc(a), r)), gen(48, 3, 2, dtype=torch.float64), gen(49, 3, dtype=torch.float64)))
     out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
-    out.append(case("fused_rms_norm", lambda x, w: aten._fused_rms_norm(x, [4], w, 1e-6), x34, ln_w))
+    out.append(single("fused_rms_norm", aten._fused_rms_norm.default, (x34, [4], ln_w, 1e-6)))
+    out.append(single("fused_rms_norm_bf16_no_eps", aten._fused_rms_norm.default, (x34.bfloat16(), [3, 4], None, None)))
+    f8a, f8b = gen(50, 4, 8).to(torch.float8_e4m3fn), gen(51, 3, 8).to(torch.float8_e4m3fn).t()
+    out.append(single("scaled_mm_bf16", aten._scaled_mm.default, (f8a, f8b, torch.tensor(0.5), torch.tensor(2.0)), {"out_dtype": torch.bfloat16}))
+    out.append(single("scaled_mm_bias_f32", aten._scaled_mm.default, (f8a, f8b, torch.tensor(1.5), torch.tensor(1.0), gen(52, 3)), {"out_dtype": torch.float32}))
     # Inductor's own prims (torch/_inductor/inductor_prims.py).
     prims = torch.ops.prims
     out.append(case("prepare_softmax_online", lambda x: prims.prepare_softmax_online(x, 1), x34))
