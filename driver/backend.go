@@ -91,6 +91,10 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 	}
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
+		if d := checkStridedBounds(g); d != nil {
+			run.Diags.Add(*d)
+			continue
+		}
 		run.Progress.Stage("back end", len(g.Nodes), "nodes")
 		u := &passes.Unit{Name: fmt.Sprintf("graph%d", gi), Graph: g}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only

@@ -159,6 +159,12 @@ func Compile(in Input, opts Options) (*Run, error) {
 			run.Stages = append(run.Stages, rec)
 			m.AfterPass = chainHooks(m.AfterPass, rec.Hook)
 		}
+		if err := ir.Verify(g, ir.StageParsed); err != nil {
+			// The input's own structure is wrong (an op call missing a
+			// required argument, say): say so at its lines, before any pass.
+			addProblems(&run.Diags, g.Pos, err, "invalid-graph", "the call does not match the op's schema ('kiln explain invalid-graph')")
+			break
+		}
 		if p := opts.Progress; p != nil && len(pipe.Steps) > 0 {
 			p.Stage(pipe.Steps[0].Info.Name, len(g.Nodes), "nodes")
 			m.AfterPass = chainHooks(m.AfterPass, func(s passes.Step, _, after *ir.Graph, _ *passes.PassResult) error {
@@ -168,6 +174,11 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 		r, err := m.Run(pipe, ctx, g)
 		run.Results = append(run.Results, r)
+		var verr *ir.VerifyError
+		if errors.As(err, &verr) {
+			addProblems(&run.Diags, g.Pos, verr, "verify", "kiln's IR verifier rejected the graph a pass produced; if the input is valid PyTorch, please report it as a kiln bug")
+			break
+		}
 		if err != nil {
 			return run, fmt.Errorf("%s: %w", in.Name, err)
 		}
@@ -176,6 +187,25 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 	}
 	return run, nil
+}
+
+// addProblems reports each verifier problem as a positioned diagnostic.
+func addProblems(l *diag.List, at diag.Pos, err error, code, hint string) {
+	var verr *ir.VerifyError
+	if !errors.As(err, &verr) {
+		l.Add(*diag.Errorf(at, code, hint, "%v", err))
+		return
+	}
+	for _, p := range verr.Problems {
+		var pr *ir.Problem
+		if errors.As(p, &pr) {
+			d := diag.Errorf(pr.Pos, code, hint, "%s (%s): %s", pr.Node, pr.Target, pr.Msg)
+			d.Node = pr.Node
+			l.Add(*d)
+			continue
+		}
+		l.Add(*diag.Errorf(at, code, hint, "%v", p))
+	}
 }
 
 // typeInputs gives unannotated inputs the types named in types.

@@ -15,8 +15,9 @@ import (
 // inputs at the element it reads, whose loop indices are recovered from
 // the flat offset (offset // stride % size, simplified with the
 // consumer's loop ranges). It runs before fusion and only where fusion
-// cannot join the two (their spaces hold different sizes), so that what
-// fusion does on matching spaces is unchanged.
+// cannot join the two (no order of the consumer's loops reads the element
+// the producer stores in the same iteration), so that what fusion does
+// on matching spaces is unchanged.
 
 const (
 	// maxInlineInstrs bounds the producer's body (store excluded): only

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/limits"
 	"io"
 	"strings"
 
@@ -40,6 +41,7 @@ func (f *pipelineFlags) register(fs *flag.FlagSet, defaultPipeline string) {
 	fs.StringVar(&f.customOps, "custom-ops", "", "FILE declaring custom ops and their shape rules (see ops/CUSTOM_OPS.md)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr for work over 2 s: auto (when stderr is a terminal), on, off")
 	fs.BoolVar(&f.captureDyn, "capture-dynamic-output-shape-ops", false, "like torch._dynamo.config.capture_dynamic_output_shape_ops")
+	fs.Int64Var(&limits.InputBytes, "max-input-bytes", limits.DefaultInputBytes, "refuse an input file larger than this (docs/LIMITS.md)")
 }
 
 func (f *pipelineFlags) options(stderr io.Writer) (driver.Options, error) {

@@ -116,15 +116,25 @@ func Graph(g *ir.Graph, opts Options) string {
 	return b.String()
 }
 
+// maxLabelResults bounds the result types a node's box lists.
+const maxLabelResults = 8
+
 func nodeID(n *ir.Node) string { return fmt.Sprintf("n%d", n.ID) }
 
 func writeOpNode(b *strings.Builder, indent string, n *ir.Node, diags map[string]diag.Diagnostic) {
-	label := n.Name + "\n" + shortTarget(n.Target)
-	for _, r := range n.Results {
+	var lb strings.Builder // a Builder: += on the label was quadratic in the result count
+	lb.WriteString(n.Name + "\n" + shortTarget(n.Target))
+	for i, r := range n.Results {
+		if i == maxLabelResults && len(n.Results) > maxLabelResults+1 {
+			// A split into 100k pieces must not make a 100k-line box.
+			fmt.Fprintf(&lb, "\n… %d more results", len(n.Results)-i)
+			break
+		}
 		if t := r.Type.String(); t != "" {
-			label += "\n" + t
+			lb.WriteString("\n" + t)
 		}
 	}
+	label := lb.String()
 	lk := lookOf(n)
 	tooltip := ""
 	if d, ok := diags[n.Name]; ok {
