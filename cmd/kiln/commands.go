@@ -116,6 +116,25 @@ func runDot(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return status
 }
 
+func runOps(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 || wantsHelp(args) {
+		fmt.Fprintln(stderr, "usage: kiln ops NAME\n\nprints the facets of the ops NAME names: aten::add.Tensor, add.Tensor, or add (every overload)")
+		if wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
+	}
+	rows := driver.FindOps(args[0])
+	if len(rows) == 0 {
+		fmt.Fprintf(stderr, "kiln ops: no op named %q in kiln's registry\n", args[0])
+		return exitDiag
+	}
+	for _, r := range rows {
+		fmt.Fprint(stdout, r.String())
+	}
+	return exitOK
+}
+
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintln(stderr, "usage: kiln passes\n\nlists the passes, their options and ordering constraints")

@@ -14,6 +14,7 @@ import (
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/limits"
+	"github.com/kiln-compiler/kiln/tv"
 )
 
 // kiln run: execute a graph with the reference interpreter and summarize
@@ -101,7 +102,7 @@ type interpVerify struct {
 	sym    symFlag
 	types  typeFlag
 	stderr io.Writer
-	v      *interp.Validator
+	v      *tv.Validator
 }
 
 func newInterpVerify(stderr io.Writer) *interpVerify {
@@ -134,7 +135,7 @@ func (iv *interpVerify) adjust(o *driver.Options) {
 	if !iv.on {
 		return
 	}
-	iv.v = &interp.Validator{Options: iv.options(), Log: iv.stderr}
+	iv.v = &tv.Validator{Options: iv.options(), Log: iv.stderr}
 	iv.v.Install(&o.Manager)
 }
 
