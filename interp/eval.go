@@ -264,6 +264,12 @@ func copyChunk(dst, src *Tensor, lo, hi int64) {
 			for i := int64(0); i < k; i++ {
 				copy(db[do[i]*sz:(do[i]+1)*sz], sb[so[i]*sz:(so[i]+1)*sz])
 			}
+		case src.DType.IsComplex() && dst.DType.IsComplex():
+			// Both parts convert (c64 -> c128); the float lane would keep
+			// only the real part.
+			for i := int64(0); i < k; i++ {
+				storeC(dst.DType, db, do[i], loadC(src.DType, sb, so[i]))
+			}
 		case src.DType.IsFloat():
 			gatherF(src.DType, sb, so[:k], fl[:k])
 			scatterF(dst.DType, db, do[:k], fl[:k])

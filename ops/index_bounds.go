@@ -61,14 +61,20 @@ var indexBounds = func() map[string]IndexBounds {
 }()
 
 // IndexBoundsOf is the index check of a qualified op name.
+// An in-place variant (`index_add_`) checks as its functional op does.
 func IndexBoundsOf(op string) (IndexBounds, bool) {
 	b, ok := indexBounds[op]
+	if !ok {
+		if name, ov, found := strings.Cut(op, "."); found && strings.HasSuffix(name, "_") {
+			b, ok = indexBounds[strings.TrimSuffix(name, "_")+"."+ov]
+		}
+	}
 	return b, ok
 }
 
 // MustIndexBounds is IndexBoundsOf for an op known to have a check.
 func MustIndexBounds(op string) IndexBounds {
-	b, ok := indexBounds[op]
+	b, ok := IndexBoundsOf(op)
 	if !ok {
 		panic("ops: no index bounds declared for " + op)
 	}

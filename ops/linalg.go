@@ -233,8 +233,22 @@ func metaSolveEx(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.Rank() < 2 || b.Rank() == a.Rank()-1 {
-		return nil, fmt.Errorf("_linalg_solve_ex: vector right-hand sides are not modelled")
+	if b.Rank() == 1 || b.Rank() == a.Rank()-1 && sym.EqualLists(b.Shape, a.Shape[:a.Rank()-1]) {
+		// A vector right-hand side: the result is laid out as PyTorch's
+		// meta lays out a column-major "matrix" of the result's shape.
+		batch, err := env.BroadcastShapes(aBatch, b.Shape[:b.Rank()-1])
+		if err != nil {
+			return nil, err
+		}
+		dt, err := PromoteTypes(a.DType, b.DType)
+		if err != nil {
+			return nil, err
+		}
+		return types(colMajor(env, dt, with(batch, n), a.Device), colMajor(env, a.DType, with(batch, n, n), a.Device),
+			env.Contiguous(ir.I32, with(batch, n), a.Device), env.Contiguous(ir.I32, copyExprs(batch), a.Device)), nil
+	}
+	if b.Rank() < 2 {
+		return nil, fmt.Errorf("_linalg_solve_ex: B must have at least 1 dimension")
 	}
 	br := b.Rank()
 	batch, err := env.BroadcastShapes(aBatch, b.Shape[:br-2])

@@ -54,8 +54,12 @@ func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, 
 	}
 	run, err := driver.Compile(in, opts)
 	if err != nil {
+		opts.Progress.Done()
 		fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
 		return nil, 1
+	}
+	if name != "compile" || run.Module == nil || run.Diags.HasErrors() {
+		opts.Progress.Done() // compile goes on to its back end and dumps
 	}
 	printDiags(stderr, run.Diags.Items)
 	if pf.timePasses {

@@ -32,6 +32,9 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run == nil || run.Module == nil {
 		return status
 	}
+	if !run.Diags.HasErrors() {
+		defer run.Progress.Done()
+	}
 	if cf.target != "" && cf.target != "go" && cf.target != "cuda" {
 		fmt.Fprintf(stderr, "kiln compile: unknown -target %q (known: go, cuda)\n", cf.target)
 		return 2
@@ -59,6 +62,9 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
 		return 1
+	}
+	for _, note := range run.Notes {
+		fmt.Fprintf(stderr, "kiln compile: note: %s\n", note)
 	}
 	fmt.Fprintln(stdout, driver.Summary(run, progs, cf.target, cf.outDir, time.Since(start)))
 	return status

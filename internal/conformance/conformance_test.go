@@ -27,22 +27,32 @@ const (
 // tally counts one op's nodes.
 type tally struct {
 	nodes, typed, values, valuesOK int
-	typeMiss, valueMiss            map[string]int // reason -> count
+	typeMiss, valueMiss            map[string]int    // reason -> count
+	example                        map[string]string // reason -> first case
 }
 
-func (t *tally) add(r NodeResult) {
+// miss counts a reason and keeps the first case that showed it.
+func (t *tally) miss(m map[string]int, why, caseName string) {
+	why = reason(why)
+	if m[why] == 0 {
+		t.example[why] = caseName
+	}
+	m[why]++
+}
+
+func (t *tally) add(r NodeResult, caseName string) {
 	t.nodes++
 	if r.Typed {
 		t.typed++
 	} else {
-		t.typeMiss[reason(r.TypeWhy)]++
+		t.miss(t.typeMiss, r.TypeWhy, caseName)
 	}
 	if r.HasValue {
 		t.values++
 		if r.ValueOK {
 			t.valuesOK++
 		} else {
-			t.valueMiss[reason(r.ValueWhy)]++
+			t.miss(t.valueMiss, r.ValueWhy, caseName)
 		}
 	}
 }
@@ -66,7 +76,7 @@ func TestConformance(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, cases)
 	byTarget := map[string]*tally{}
-	total := &tally{typeMiss: map[string]int{}, valueMiss: map[string]int{}}
+	total := &tally{typeMiss: map[string]int{}, valueMiss: map[string]int{}, example: map[string]string{}}
 	skipped, errCases, parseFail := 0, 0, 0
 	only := os.Getenv("KILN_CONFORMANCE_CASE") // a case-name prefix, for debugging one op
 	for i := range cases {
@@ -98,11 +108,11 @@ func TestConformance(t *testing.T) {
 		for _, r := range results {
 			tt := byTarget[r.Target]
 			if tt == nil {
-				tt = &tally{typeMiss: map[string]int{}, valueMiss: map[string]int{}}
+				tt = &tally{typeMiss: map[string]int{}, valueMiss: map[string]int{}, example: map[string]string{}}
 				byTarget[r.Target] = tt
 			}
-			tt.add(r)
-			total.add(r)
+			tt.add(r, c.Name)
+			total.add(r, c.Name)
 		}
 	}
 	summary := fmt.Sprintf("PyTorch %s: %d cases (%d not traceable by PyTorch, %d error inputs not replayed, %d kiln could not parse); "+
@@ -186,19 +196,19 @@ func formatReport(summary string, byTarget map[string]*tally) string {
 			continue
 		}
 		b.WriteString(k + "\n")
-		writeMisses(&b, "type ", tt.typeMiss)
-		writeMisses(&b, "value", tt.valueMiss)
+		writeMisses(&b, "type ", tt.typeMiss, tt.example)
+		writeMisses(&b, "value", tt.valueMiss, tt.example)
 	}
 	return b.String()
 }
 
 // writeMisses lists an op's most frequent reasons; the rest are counted.
-func writeMisses(b *strings.Builder, kind string, m map[string]int) {
+func writeMisses(b *strings.Builder, kind string, m map[string]int, example map[string]string) {
 	const shown = 4
 	rest, restN := 0, 0
 	for i, r := range sortedMisses(m) {
 		if i < shown {
-			fmt.Fprintf(b, "  %s %4d × %s\n", kind, m[r], r)
+			fmt.Fprintf(b, "  %s %4d × %s (e.g. %s)\n", kind, m[r], r, example[r])
 			continue
 		}
 		rest++

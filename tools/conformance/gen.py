@@ -128,12 +128,16 @@ def has_value(n):
 def node_values(gm, tensors):
     """Runs gm on real tensors node by node; returns {key: value record},
     each taken when its node ran (a later in-place op must not change it)."""
-    rec = {}
+    rec, forced = {}, []
 
     class Rec(torch.fx.Interpreter):
         def run_node(self, n):
             r = super().run_node(n)
-            if n.op == "call_function" and has_value(n):
+            if n.op == "call_function" and not has_value(n):
+                # Random or uninitialized: recorded so that kiln can go on
+                # with PyTorch's numbers, never compared.
+                forced.append(n.name)
+            if n.op == "call_function":
                 if isinstance(r, torch.Tensor):
                     if small(r):
                         rec[n.name] = value_record(r)
@@ -144,7 +148,7 @@ def node_values(gm, tensors):
             return r
 
     Rec(gm).run(*tensors)
-    return rec
+    return rec, forced
 
 
 def small(t):
@@ -173,7 +177,9 @@ def trace_case(name, fn, tensors, want_values):
         if consts:
             case["consts"] = consts  # tensors the op made inside (torch.tensor(...)), lifted by make_fx
         torch.manual_seed(0)
-        case["values"] = node_values(gm, [t.clone() for t in ins])
+        case["values"], forced = node_values(gm, [t.clone() for t in ins])
+        if forced:
+            case["forced"] = forced
     return case
 
 
