@@ -81,3 +81,20 @@ func heaviside(e *emitter, c *ops.Call) []*ir.Value {
 	zo := e.where(neg, e.scalarOf(x, 0), e.scalarOf(x, 1))
 	return []*ir.Value{e.castOut(e.where(e.cmp("eq", x, i64(0)), v, zo))}
 }
+
+// roundDecimals follows ATen's round_decimals kernel, not decompositions.py
+// (whose round(a*10^d)*10^-d differs from eager in the last bit): in the
+// computation dtype, nearbyint(x*10^d)/10^d, or for d < 0
+// nearbyint(x/10^-d)*10^-d. Integers stay whole.
+func roundDecimals(e *emitter, c *ops.Call) []*ir.Value {
+	x := e.floatInput(c, "self")
+	d := c.Arg("decimals").Int
+	if d == 0 {
+		return []*ir.Value{e.castOut(e.unary("round", x))}
+	}
+	p := math.Pow(10, math.Abs(float64(d)))
+	if d > 0 {
+		return []*ir.Value{e.castOut(e.div(e.unary("round", e.mul(x, f64(p))), f64(p)))}
+	}
+	return []*ir.Value{e.castOut(e.mul(e.unary("round", e.div(x, f64(p))), f64(p)))}
+}
