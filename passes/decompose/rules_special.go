@@ -98,3 +98,36 @@ func roundDecimals(e *emitter, c *ops.Call) []*ir.Value {
 	}
 	return []*ir.Value{e.castOut(e.mul(e.unary("round", e.div(x, f64(p))), f64(p)))}
 }
+
+// ldexp is decompositions.py ldexp: self * pow(two, other), two a 0-d 2.0
+// of self's dtype (float32 for integer or bool self).
+func ldexp(e *emitter, c *ops.Call) []*ir.Value {
+	x, y := e.tensorArg(c, "self"), e.tensorArg(c, "other")
+	t := tensor(x)
+	if e.err != nil || t == nil {
+		return nil
+	}
+	dt := t.DType
+	if dt.IsComplex() {
+		e.whole("complex self")
+		return nil
+	}
+	if !dt.IsFloat() {
+		dt = ir.F32
+	}
+	two := e.scalarTensor(f64(2), dt, t.Device)
+	p := e.call("aten::pow.Tensor_Tensor", []ir.Arg{val(two), val(y)})
+	return []*ir.Value{e.both("mul", x, p)}
+}
+
+// conjPhysical is decompositions.py conj_physical for real dtypes: the
+// input itself, here a clone so the result stays a fresh tensor. Complex
+// inputs stay whole.
+func conjPhysical(e *emitter, c *ops.Call) []*ir.Value {
+	x := e.tensorArg(c, "self")
+	if t := tensor(x); e.err == nil && t != nil && t.DType.IsComplex() {
+		e.whole("complex input")
+		return nil
+	}
+	return []*ir.Value{e.call("aten::clone.default", []ir.Arg{val(x)})}
+}

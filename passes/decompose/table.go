@@ -70,6 +70,8 @@ var decomposed = []Rule{
 	{"aten::special_entr.default", "upcast, where(isnan(a), a, where(a>0, -a*log(a), where(a==0, 0, -inf))) (" + refs + "/special entr)", entr},
 	{"aten::heaviside.default", "where(x==0, values, where((x<0)|isnan(x), 0, 1)) in the promoted dtype (" + refs + " heaviside)", heaviside},
 	{"aten::round.decimals", "upcast, round(x*10^d)/10^d, or round(x/10^-d)*10^-d for d<0 (ATen round_decimals_kernel, which eager matches bit for bit where " + decomps + " round does not)", roundDecimals},
+	{"aten::ldexp.Tensor", "self * pow(scalar_tensor(2.0, self's dtype or f32 for ints), other) (" + decomps + " ldexp)", ldexp},
+	{"aten::_conj_physical.default", "real dtypes: clone (" + decomps + " conj_physical returns the input); complex stays whole", conjPhysical},
 	{"aten::clamp.default", "maximum/minimum with 0-d bounds of the result dtype; NaN propagates as in " + refs + " clamp", clampScalar},
 	{"aten::clamp_min.default", "maximum with a 0-d bound of the result dtype", clampScalar},
 	{"aten::clamp_max.default", "minimum with a 0-d bound of the result dtype", clampScalar},
