@@ -25,7 +25,7 @@ const fusionCaseDir = "../testdata/fusion"
 // A fusion case is a txtar archive:
 //
 //	comment         what the case shows
-//	-- in.fx --     the FX graph
+//	-- input.fx --  the FX graph
 //	-- pipeline --  optional: the passes to run (default schedPipeline)
 //	-- env --       optional: symbol values for the evaluation ("s0=5";
 //	                "int_range=3" draws integer inputs from [0, 3))
@@ -33,7 +33,7 @@ const fusionCaseDir = "../testdata/fusion"
 //	                kernel0), "recomputes N", "calls FN N", "stores N",
 //	                "buffers N", "max-instrs N" (per kernel), "serial N"
 //	                (kernels), "remark TEXT"
-//	-- fused --     the expected dump after Fuse and PlanBuffers
+//	-- output --    the expected dump after Fuse and PlanBuffers
 //
 // Every case is lowered, checked with Verify and schedCheck before and
 // after fusion and after planning, and evaluated before and after: the
@@ -43,7 +43,7 @@ func TestFusionCases(t *testing.T) {
 	fxtest.ForEach(t, fusionCaseDir, func(t *testing.T, path string) {
 		arch, err := txtar.ParseFile(path)
 		require.NoError(t, err)
-		g := schedCompile(t, path, fxtest.Section(arch, "in.fx"), strings.TrimSpace(fxtest.Section(arch, "pipeline")))
+		g := schedCompile(t, path, fxtest.Section(arch, "input.fx"), strings.TrimSpace(fxtest.Section(arch, "pipeline")))
 		p, err := Lower(g, Options{Name: "g"})
 		require.NoError(t, err)
 		require.NoError(t, Verify(p), "pre-fusion:\n%s", p)
@@ -60,11 +60,11 @@ func TestFusionCases(t *testing.T) {
 		requireClose(t, want, schedRun(t, p, env, 3))
 		runChecks(t, p, stats, fxtest.Section(arch, "checks"))
 		if updating() {
-			fxtest.SetSection(arch, "fused", p.String())
+			fxtest.SetSection(arch, "output", p.String())
 			require.NoError(t, os.WriteFile(path, txtar.Format(arch), 0o644))
 			return
 		}
-		assert.Equal(t, fxtest.Section(arch, "fused"), p.String())
+		assert.Equal(t, fxtest.Section(arch, "output"), p.String())
 	})
 }
 

@@ -22,7 +22,7 @@ func TestFusionCasesAgainstInterp(t *testing.T) {
 	fxtest.ForEach(t, "../testdata/fusion", func(t *testing.T, path string) {
 		arch, err := txtar.ParseFile(path)
 		require.NoError(t, err)
-		src := fxtest.Section(arch, "in.fx")
+		src := fxtest.Section(arch, "input.fx")
 		if strings.Contains(src, "torch.ops.aten.mm.") {
 			t.Skip("loopEval runs loop kernels only (extern mm): internal/e2e runs this case's generated Go against interp")
 		}

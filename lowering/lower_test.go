@@ -29,19 +29,19 @@ const (
 
 // A golden case is a txtar archive:
 //
-//	comment         what the case shows
-//	-- in.fx --     the FX graph (or -- source --: a path relative to testdata/lowering)
-//	-- pipeline --  optional; fakeprop,functionalize,align,dce by default
-//	-- program --   the expected Program.String()
-//	-- error --     instead of program: the expected Lower error (a substring)
+//	comment            what the case shows
+//	-- input.fx --     the FX graph (or -- input.path --: a path relative to testdata/lowering)
+//	-- pipeline --     optional; fakeprop,functionalize,align,dce by default
+//	-- output --       the expected Program.String()
+//	-- diagnostics --  instead of output: the expected Lower error (a substring)
 //
-// `go test ./lowering -update` rewrites program (or error) from the actual run.
+// `go test ./lowering -update` rewrites output (or diagnostics) from the actual run.
 func TestGolden(t *testing.T) {
 	fxtest.ForEach(t, caseDir, func(t *testing.T, path string) {
 		arch, err := txtar.ParseFile(path)
 		require.NoError(t, err)
-		file, src := path, fxtest.Section(arch, "in.fx")
-		if s := strings.TrimSpace(fxtest.Section(arch, "source")); s != "" {
+		file, src := path, fxtest.Section(arch, "input.fx")
+		if s := strings.TrimSpace(fxtest.Section(arch, "input.path")); s != "" {
 			file = filepath.Join(caseDir, s)
 			data, err := os.ReadFile(file)
 			require.NoError(t, err)
@@ -53,12 +53,12 @@ func TestGolden(t *testing.T) {
 		}
 		g := compile(t, file, src, pipeline)
 		p, lerr := lowering.Lower(g, lowering.Options{Name: "g"})
-		want, wantErr := fxtest.Section(arch, "program"), strings.TrimSpace(fxtest.Section(arch, "error"))
+		want, wantErr := fxtest.Section(arch, "output"), strings.TrimSpace(fxtest.Section(arch, "diagnostics"))
 		if *update {
 			if lerr != nil {
-				fxtest.SetSection(arch, "error", lerr.Error()+"\n")
+				fxtest.SetSection(arch, "diagnostics", lerr.Error()+"\n")
 			} else {
-				fxtest.SetSection(arch, "program", p.String())
+				fxtest.SetSection(arch, "output", p.String())
 			}
 			require.NoError(t, os.WriteFile(path, txtar.Format(arch), 0o644))
 			return

@@ -18,7 +18,7 @@ import (
 // as lowered and after fusion; in range, results still match interp.
 
 // badIndexDir holds one graph per op family with indices PyTorch rejects:
-// in.fx, ints (the index inputs, JSON) and error (interp's and PyTorch's
+// input.fx, ints (the index inputs, JSON) and diagnostics (interp's and PyTorch's
 // message). The Go and CUDA code generators run the same cases.
 const badIndexDir = "../testdata/lowering/badindex"
 
@@ -35,8 +35,8 @@ func loadBadIndexCases(t *testing.T) []badIndexCase {
 	for _, path := range fxtest.Files(t, badIndexDir) {
 		arch, err := txtar.ParseFile(path)
 		require.NoError(t, err)
-		c := badIndexCase{name: strings.TrimSuffix(filepath.Base(path), ".txtar"), src: fxtest.Section(arch, "in.fx"),
-			want: strings.TrimSpace(fxtest.Section(arch, "error"))}
+		c := badIndexCase{name: strings.TrimSuffix(filepath.Base(path), ".txtar"), src: fxtest.Section(arch, "input.fx"),
+			want: strings.TrimSpace(fxtest.Section(arch, "diagnostics"))}
 		require.NoError(t, json.Unmarshal([]byte(fxtest.Section(arch, "ints")), &c.ints), path)
 		out = append(out, c)
 	}

@@ -29,8 +29,8 @@ func TestBadIndexEmulated(t *testing.T) {
 			require.NoError(t, err)
 			var ints map[string][]int64
 			require.NoError(t, json.Unmarshal([]byte(fxtest.Section(arch, "ints")), &ints))
-			want := strings.TrimSpace(fxtest.Section(arch, "error"))
-			g := compileFX(t, name+".fx", fxtest.Section(arch, "in.fx"), defaultPipeline)
+			want := strings.TrimSpace(fxtest.Section(arch, "diagnostics"))
+			g := compileFX(t, name+".fx", fxtest.Section(arch, "input.fx"), defaultPipeline)
 			p := lowerFused(t, g)
 			src, err := cuda.Generate(p)
 			require.NoError(t, err)

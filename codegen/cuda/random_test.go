@@ -33,7 +33,7 @@ func TestRandomOpsEmulated(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			arch, err := txtar.ParseFile(path)
 			require.NoError(t, err)
-			g := compileFX(t, name+".fx", fxtest.Section(arch, "in.fx"), "fakeprop,functionalize,align,dce")
+			g := compileFX(t, name+".fx", fxtest.Section(arch, "input.fx"), "fakeprop,functionalize,align,dce")
 			p := lowerFused(t, g)
 			src, err := cuda.Generate(p)
 			require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestRandomOpsEmulated(t *testing.T) {
 func TestRandomPTX(t *testing.T) {
 	arch, err := txtar.ParseFile("../../testdata/lowering/random.txtar")
 	require.NoError(t, err)
-	g := compileFX(t, "random.fx", fxtest.Section(arch, "in.fx"), "fakeprop,functionalize,align,dce")
+	g := compileFX(t, "random.fx", fxtest.Section(arch, "input.fx"), "fakeprop,functionalize,align,dce")
 	src, err := cuda.Generate(lowerFused(t, g))
 	require.NoError(t, err)
 	assert.Contains(t, src, "k_rand_uniform(")

@@ -29,8 +29,8 @@ func loadBadIndexCases(t *testing.T) []badIndexCase {
 	var out []badIndexCase
 	forEachArchive(t, "../../testdata/lowering/badindex/*.txtar", func(path, name string, arch *txtar.Archive) {
 		name = "bad_" + name
-		c := badIndexCase{fxCase: fxProgram(t, name, fxtest.Section(arch, "in.fx")),
-			want: strings.TrimSpace(fxtest.Section(arch, "error"))}
+		c := badIndexCase{fxCase: fxProgram(t, name, fxtest.Section(arch, "input.fx")),
+			want: strings.TrimSpace(fxtest.Section(arch, "diagnostics"))}
 		require.NoError(t, json.Unmarshal([]byte(fxtest.Section(arch, "ints")), &c.ints), path)
 		out = append(out, c)
 	})

@@ -23,9 +23,9 @@ func loadLoweringCases(t *testing.T) []fxCase {
 		src, wantsError := "", false
 		for _, f := range arch.Files {
 			switch f.Name {
-			case "in.fx":
+			case "input.fx":
 				src = string(f.Data)
-			case "error":
+			case "diagnostics":
 				wantsError = true
 			}
 		}

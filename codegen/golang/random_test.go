@@ -22,7 +22,7 @@ import (
 func loadRandomCases(t *testing.T) []fxCase {
 	var out []fxCase
 	forEachArchive(t, "../../testdata/lowering/random*.txtar", func(path, name string, arch *txtar.Archive) {
-		g := fxtest.Compile(t, path, fxtest.Section(arch, "in.fx"), basePipeline)
+		g := fxtest.Compile(t, path, fxtest.Section(arch, "input.fx"), basePipeline)
 		out = append(out, lowerGraph(t, name, g))
 	})
 	return out
