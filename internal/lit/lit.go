@@ -9,9 +9,9 @@
 //	remarks      the expected remarks, one per line
 //	diagnostics  the expected errors and warnings
 //
-// plus settings a runner declares for itself (Extras). Older cases still
-// use the names in Aliases; Get accepts both, so runners can move to the
-// vocabulary one at a time, and TestVocabulary keeps new names out.
+// plus settings a runner declares for itself (Extras). There are no
+// aliases: every case under testdata/ uses these words, and TestVocabulary
+// refuses any other, so a new name is added here on purpose.
 package lit
 
 import (
@@ -22,19 +22,6 @@ import (
 
 // Sections are the canonical section names.
 var Sections = []string{"input", "pipeline", "output", "remarks", "diagnostics"}
-
-// Aliases maps each legacy section name to the canonical one it means.
-var Aliases = map[string]string{
-	"in":      "input",       // testdata/fusion, testdata/lowering
-	"source":  "input",       // testdata/lowering (align says input.path)
-	"want":    "output",      // testdata/fakeprop before it moved to output (none left)
-	"program": "output",      // testdata/lowering: the loop program
-	"fused":   "output",      // testdata/fusion: the fused program
-	"facts":   "output",      // align before output.facts (none left)
-	"nodes":   "output",      // align before output.nodes (none left)
-	"diags":   "diagnostics", // align before diagnostics (none left)
-	"error":   "diagnostics", // testdata/lowering
-}
 
 // Extras are the settings runners declare beyond the vocabulary.
 var Extras = map[string]string{
@@ -55,17 +42,14 @@ func Canonical(name string) (string, bool) {
 			return s, true
 		}
 	}
-	if c, ok := Aliases[base]; ok {
-		return c, true
-	}
 	if _, ok := Extras[base]; ok {
 		return base, true
 	}
 	return "", false
 }
 
-// Get returns the data of ar's section that means want (a canonical name),
-// under its own name or an alias, and whether there was one.
+// Get returns the data of ar's first section that means want (a canonical
+// name, any extension: input finds input.fx), and whether there was one.
 func Get(ar *txtar.Archive, want string) (string, bool) {
 	for _, f := range ar.Files {
 		if c, ok := Canonical(f.Name); ok && c == want {
