@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 )
@@ -20,16 +21,8 @@ import (
 func loadLoweringCases(t *testing.T) []fxCase {
 	var out []fxCase
 	forEachArchive(t, "../../testdata/lowering/*.txtar", func(path, name string, arch *txtar.Archive) {
-		src, wantsError := "", false
-		for _, f := range arch.Files {
-			switch f.Name {
-			case "input.fx":
-				src = string(f.Data)
-			case "diagnostics":
-				wantsError = true
-			}
-		}
-		if src == "" || wantsError {
+		src := lit.Section(arch, "input.fx")
+		if src == "" || lit.Has(arch, "diagnostics") {
 			return // a source reference or a case about a lowering error
 		}
 		out = append(out, lowerFX(t, path, name, src, basePipeline))

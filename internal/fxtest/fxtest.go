@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
@@ -75,27 +76,13 @@ func ForEach(t *testing.T, dir string, fn func(t *testing.T, file string)) {
 	}
 }
 
-// Section is the named section's text, "" when absent.
-func Section(a *txtar.Archive, name string) string {
-	for _, f := range a.Files {
-		if f.Name == name {
-			return string(f.Data)
-		}
-	}
-	return ""
-}
+// Section is the named section's text, "" when absent; it reads through
+// internal/lit, so name must be a vocabulary word.
+func Section(a *txtar.Archive, name string) string { return lit.Section(a, name) }
 
 // SetSection replaces the named section's text, appending the section
-// when absent.
-func SetSection(a *txtar.Archive, name, body string) {
-	for i := range a.Files {
-		if a.Files[i].Name == name {
-			a.Files[i].Data = []byte(body)
-			return
-		}
-	}
-	a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(body)})
-}
+// when absent (through internal/lit).
+func SetSection(a *txtar.Archive, name, body string) { lit.SetSection(a, name, body) }
 
 // Flatten lists nested tuple outputs (interp's []any) element by element,
 // as lowering numbers a program's results.

@@ -15,6 +15,7 @@
 package lit
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -57,4 +58,50 @@ func Get(ar *txtar.Archive, want string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Section is the text of ar's section called exactly name ("" when
+// absent), for runners that own several views of one word (output.facts
+// and output.nodes). name must be in the vocabulary: a runner asking for a
+// word no case may hold would read "" forever and check nothing, so that
+// is a bug in the runner and panics.
+func Section(ar *txtar.Archive, name string) string {
+	mustKnow(name)
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return string(f.Data)
+		}
+	}
+	return ""
+}
+
+// Has reports whether ar has a section called exactly name (which must be
+// in the vocabulary).
+func Has(ar *txtar.Archive, name string) bool {
+	mustKnow(name)
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// SetSection replaces the text of ar's section called name, appending the
+// section when absent (for -update).
+func SetSection(ar *txtar.Archive, name, body string) {
+	mustKnow(name)
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(body)
+			return
+		}
+	}
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(body)})
+}
+
+func mustKnow(name string) {
+	if _, ok := Canonical(name); !ok {
+		panic(fmt.Sprintf("lit: section %q is not in the vocabulary (internal/lit Sections, Extras)", name))
+	}
 }

@@ -81,3 +81,18 @@ func TestLegacyNamesRefused(t *testing.T) {
 	_, ok = lit.Get(ar, "output")
 	assert.False(t, ok)
 }
+
+func TestSectionExactNames(t *testing.T) {
+	ar := txtar.Parse([]byte("-- output.facts --\nf\n-- output.nodes --\nn\n"))
+	assert.Equal(t, "n\n", lit.Section(ar, "output.nodes"))
+	assert.Equal(t, "", lit.Section(ar, "output"), "exact: output is not output.facts")
+	assert.True(t, lit.Has(ar, "output.facts"))
+	assert.False(t, lit.Has(ar, "diagnostics"))
+	lit.SetSection(ar, "output.facts", "g\n")
+	lit.SetSection(ar, "remarks", "r\n")
+	assert.Equal(t, "-- output.facts --\ng\n-- output.nodes --\nn\n-- remarks --\nr\n", string(txtar.Format(ar)))
+	for _, legacy := range []string{"in.fx", "program", "fused", "error", "source"} {
+		assert.Panics(t, func() { lit.Section(ar, legacy) }, legacy)
+		assert.Panics(t, func() { lit.SetSection(ar, legacy, "") }, legacy)
+	}
+}

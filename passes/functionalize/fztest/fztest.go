@@ -29,6 +29,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/passes"
 )
@@ -76,14 +77,7 @@ func RunCases(t *testing.T, dir string, then func(t *testing.T, c *Case, r *Resu
 func (c *Case) Section(name string) string { return fxtest.Section(c.Archive, name) }
 
 // Has reports whether the case has the named section.
-func (c *Case) Has(name string) bool {
-	for _, f := range c.Archive.Files {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func (c *Case) Has(name string) bool { return lit.Has(c.Archive, name) }
 
 // Result is one run of a case.
 type Result struct {
