@@ -40,7 +40,7 @@ func metaAlias(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 
 // metaViewAsReal appends a dim of 2 (re, im): strides and offset double.
 func metaViewAsReal(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	part := complexPart(self.DType)
+	part := self.DType.ComplexComponent()
 	if part == ir.Invalid {
 		return nil, Errorf(CodeDType, "", "view_as_real is only supported for complex tensors")
 	}
@@ -56,7 +56,7 @@ func metaViewAsReal(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, err
 
 // metaViewAsComplex drops a last dim of size 2 and stride 1.
 func metaViewAsComplex(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	dt := complexOfPart(self.DType)
+	dt := self.DType.ComplexOf()
 	if dt == ir.Invalid {
 		return nil, Errorf(CodeDType, "", "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", ScalarTypeName(self.DType))
 	}
@@ -79,30 +79,6 @@ func metaViewAsComplex(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, 
 	t := viewOf(self, copyExprs(self.Shape[:r-1]), strides, sym.FloorDiv(self.Offset, two))
 	t.DType = dt
 	return t, nil
-}
-
-func complexPart(dt ir.DType) ir.DType {
-	switch dt {
-	case ir.C32:
-		return ir.F16
-	case ir.C64:
-		return ir.F32
-	case ir.C128:
-		return ir.F64
-	}
-	return ir.Invalid
-}
-
-func complexOfPart(dt ir.DType) ir.DType {
-	switch dt {
-	case ir.F16:
-		return ir.C32
-	case ir.F32:
-		return ir.C64
-	case ir.F64:
-		return ir.C128
-	}
-	return ir.Invalid
 }
 
 // metaDiag: a vector becomes a square matrix with it on diagonal d; a
