@@ -43,6 +43,27 @@ avoid the data-dependent call (e.g. use_cache=False in the Transformers case).`,
 shapes are unknown under torch.compile/export. PyTorch: "...there was no fake impl or Meta kernel
 registered...". Way out: torch.library.register_fake("ns::op"); in kiln, declare the op's schema and
 shape rule in a custom-op file.`,
+	"no-graph": `no-graph: kiln found no graph in the file: it is empty, holds only comments, is binary,
+UTF-16 or gzip-compressed, has CR-only line endings, or is Python without an FX graph. kiln reads FX
+readable text (print_readable, TORCH_LOGS=graph_code, fx_graph_readable.py, str(graph)) and JSON-lines
+op traces; the message says what the file looks like instead.`,
+	"limit": `limit: the input passes one of kiln's size bounds (input size, line length, rank, result
+count, tensor bytes in kiln run), checked before allocating so that a short corrupt file cannot exhaust
+memory. The bounds are listed in docs/LIMITS.md; the ones a real input could need more of have a flag
+(-max-input-bytes, kiln run -max-tensor-bytes).`,
+	"invalid-graph": `invalid-graph: the graph as written breaks a rule every FX graph keeps: a call
+missing a required argument of its op's schema, or with too many, a value used before it is defined.
+PyTorch would fail on the same call (TypeError / RuntimeError from the op's schema). Fix the line named.`,
+	"verify": `verify: kiln's IR verifier found a broken invariant in the graph a pass produced (a value
+left untyped after fakeprop, a mutation left after functionalize). When the input is valid PyTorch this
+is a kiln bug; the message names the pass and the node.`,
+	"out-of-bounds": `out-of-bounds: a view (as_strided) reaches past the storage it views, or takes a negative
+stride. Eager PyTorch raises "setStorage: sizes ..., strides ..., storage offset ..., and itemsize ...
+requiring a storage size of N are out of bounds for storage of size M" at the call; fake tensors do not
+check, so torch.compile would generate code that reads out of bounds. kiln compile stops at the call.`,
+	"lowering": `lowering: kiln's lowering rule for the op cannot handle the call as written (an argument
+of a kind the rule does not take, say a list where a number goes). The graph may still be valid for
+PyTorch: kiln opt and kiln run tell whether it is.`,
 	"type-mismatch": `type-mismatch: kiln's inferred type for a value disagrees with the annotation the
 input carried (what PyTorch computed). This is the check PyTorch runs as assert_size_stride; when it
 fails in PyTorch, it most often comes from an incorrect fake (meta) kernel for a custom op.`,

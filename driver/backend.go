@@ -83,8 +83,19 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 	}
 	m := run.manager
 	m.KeepText, m.AfterPass = true, nil
+	if prog := run.Progress; prog != nil {
+		m.AfterPass = func(s passes.Step, _, after *ir.Graph, _ *passes.PassResult) error {
+			prog.Stage(s.Info.Name+" done", len(after.Nodes), "nodes")
+			return nil
+		}
+	}
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
+		if d := checkStridedBounds(g); d != nil {
+			run.Diags.Add(*d)
+			continue
+		}
+		run.Progress.Stage("back end", len(g.Nodes), "nodes")
 		u := &passes.Unit{Name: fmt.Sprintf("graph%d", gi), Graph: g}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
 		res, err := m.RunUnit(pipe, ctx, u)
@@ -127,6 +138,64 @@ func (p *Program) AddColumns(rec *report.Recorder) {
 	for _, pr := range p.Passes {
 		info, _ := passes.Lookup(pr.Pass)
 		rec.Columns = append(rec.Columns, report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text})
+	}
+}
+
+// AddToReport adds p's back-end columns (AddColumns; the first, the loop
+// IR, is a new language, not lines "added" to the graph) and its kernels
+// to the report of its graph.
+func (p *Program) AddToReport(rec *report.Recorder) {
+	first := len(rec.Columns)
+	p.AddColumns(rec)
+	if first < len(rec.Columns) {
+		rec.Columns[first].NewForm = true
+	}
+	for i := first; i < len(rec.Columns); i++ {
+		c := &rec.Columns[i]
+		switch c.Title {
+		case "lower":
+			c.File = p.Name() + ".ir_pre_fusion.txt"
+		case "plan":
+			c.File = p.Name() + ".ir_post_fusion.txt"
+		case "go":
+			c.File, c.NewForm = p.Name()+".go", true
+		case "cuda":
+			c.File, c.NewForm = p.Name()+".cu", true
+		}
+	}
+	rec.Kernels = p.ReportKernels()
+}
+
+// ReportKernels describes p's fused kernels for the HTML report: the nodes
+// each computes, its loop IR and its generated Go function.
+func (p *Program) ReportKernels() []report.Kernel {
+	funcs := goFuncs(string(p.Go))
+	out := make([]report.Kernel, len(p.Loop.Kernels))
+	for i, k := range p.Loop.Kernels {
+		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins, LoopIR: k.String(), Code: funcs[k.Name]}
+	}
+	return out
+}
+
+// goFuncs cuts generated Go into its top-level functions, each with its
+// doc comment, by name, in one pass (a search per kernel was quadratic).
+func goFuncs(src string) map[string]string {
+	out := map[string]string{}
+	for rest := src; ; {
+		i := strings.Index(rest, "\n// ")
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+1:]
+		name, _, ok := strings.Cut(rest[3:], " ")
+		end := strings.Index(rest, "\n}\n")
+		if !ok || end < 0 {
+			return out
+		}
+		if strings.Contains(rest[:end], "\nfunc "+name+"(") {
+			out[name] = rest[:end+3]
+		}
+		rest = rest[end+3:]
 	}
 }
 

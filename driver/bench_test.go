@@ -16,7 +16,10 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-var benchHuge = flag.Bool("bench.huge", false, "BenchmarkCompileStages also runs 1M nodes (about a minute and several GB)")
+var (
+	benchHuge  = flag.Bool("bench.huge", false, "BenchmarkCompileStages also runs 1M nodes (about a minute and several GB)")
+	benchNodes = flag.Int("bench.nodes", 0, "BenchmarkCompileStages runs this size only")
+)
 
 // BenchmarkCompileStages runs the whole of `kiln compile` (every dump but
 // the SVG, which dot bounds separately) on stacks of the PyTorch-traced
@@ -28,6 +31,9 @@ func BenchmarkCompileStages(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if *benchHuge {
 		sizes = append(sizes, 1_000_000)
+	}
+	if *benchNodes > 0 {
+		sizes = []int{*benchNodes}
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
@@ -77,8 +83,10 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 			b.Fatal(err)
 		}
 	})
+	var goSrc []byte
 	st.time("codegen-go", func() {
-		if _, err := golang.Generate(loop, "graph0"); err != nil {
+		var err error
+		if goSrc, err = golang.Generate(loop, "graph0"); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -91,8 +99,9 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 	st.time("dump-dot", func() { _ = dot.Graph(g, dot.Options{Diags: run.Diags.Items}) })
 	st.time("dump-report", func() {
 		rec := run.Stages[0]
-		rec.Add("loop IR", pre)
-		rec.Add("fused", loop.String())
+		rec.AddForm("lower", pre)
+		rec.Add("plan", loop.String())
+		rec.Kernels = (&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: goSrc}).ReportKernels()
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			b.Fatal(err)

@@ -80,6 +80,8 @@ type Options struct {
 	// Record keeps the graph after every pass (for the HTML report and the
 	// per-pass dumps of `kiln compile`).
 	Record bool
+	// Progress, when set, hears each stage (see Progress).
+	Progress *Progress
 	// InputTypes types graph inputs the trace leaves unannotated, by name
 	// (`kiln run -type`); an annotated input keeps its annotation.
 	InputTypes map[string]ir.Type
@@ -92,6 +94,11 @@ type Run struct {
 	Diags   diag.List
 	Results []*passes.Result   // one per graph
 	Stages  []*report.Recorder // one per graph, when Options.Record
+	// Progress is Options.Progress, for the stages after Compile.
+	Progress *Progress
+	// Notes are what the user should know about the outputs (a drawing
+	// left out, and how to get it), for stderr.
+	Notes []string
 	// Provenance is Inductor's kernel → post-grad nodes map from a
 	// TORCH_TRACE log, for comparing kiln's fusion with it (ProvenanceRemarks).
 	Provenance []torchtrace.Provenance
@@ -103,7 +110,7 @@ type Run struct {
 // (parse errors, diagnostics from passes) land in Run.Diags; the returned
 // error is for internal failures and bad options.
 func Compile(in Input, opts Options) (*Run, error) {
-	run := &Run{manager: opts.Manager}
+	run := &Run{manager: opts.Manager, Progress: opts.Progress}
 	pipe, err := passes.Parse(opts.Pipeline)
 	if err != nil {
 		return nil, err
@@ -121,6 +128,7 @@ func Compile(in Input, opts Options) (*Run, error) {
 	if lookup == nil {
 		lookup = ops.LookupSchema
 	}
+	opts.Progress.Stage("parse", len(in.Src)>>10, "KiB")
 	start := time.Now()
 	res, err := parseInput(in, lookup)
 	run.Parse = passes.PassResult{Pass: "parse", Changed: true, Duration: time.Since(start), Err: err}
@@ -151,8 +159,26 @@ func Compile(in Input, opts Options) (*Run, error) {
 			run.Stages = append(run.Stages, rec)
 			m.AfterPass = chainHooks(m.AfterPass, rec.Hook)
 		}
+		if err := ir.Verify(g, ir.StageParsed); err != nil {
+			// The input's own structure is wrong (an op call missing a
+			// required argument, say): say so at its lines, before any pass.
+			addProblems(&run.Diags, g.Pos, err, "invalid-graph", "the call does not match the op's schema ('kiln explain invalid-graph')")
+			break
+		}
+		if p := opts.Progress; p != nil && len(pipe.Steps) > 0 {
+			p.Stage(pipe.Steps[0].Info.Name, len(g.Nodes), "nodes")
+			m.AfterPass = chainHooks(m.AfterPass, func(s passes.Step, _, after *ir.Graph, _ *passes.PassResult) error {
+				p.Stage(s.Info.Name+" done", len(after.Nodes), "nodes")
+				return nil
+			})
+		}
 		r, err := m.Run(pipe, ctx, g)
 		run.Results = append(run.Results, r)
+		var verr *ir.VerifyError
+		if errors.As(err, &verr) {
+			addProblems(&run.Diags, g.Pos, verr, "verify", "kiln's IR verifier rejected the graph a pass produced; if the input is valid PyTorch, please report it as a kiln bug")
+			break
+		}
 		if err != nil {
 			return run, fmt.Errorf("%s: %w", in.Name, err)
 		}
@@ -161,6 +187,25 @@ func Compile(in Input, opts Options) (*Run, error) {
 		}
 	}
 	return run, nil
+}
+
+// addProblems reports each verifier problem as a positioned diagnostic.
+func addProblems(l *diag.List, at diag.Pos, err error, code, hint string) {
+	var verr *ir.VerifyError
+	if !errors.As(err, &verr) {
+		l.Add(*diag.Errorf(at, code, hint, "%v", err))
+		return
+	}
+	for _, p := range verr.Problems {
+		var pr *ir.Problem
+		if errors.As(p, &pr) {
+			d := diag.Errorf(pr.Pos, code, hint, "%s (%s): %s", pr.Node, pr.Target, pr.Msg)
+			d.Node = pr.Node
+			l.Add(*d)
+			continue
+		}
+		l.Add(*diag.Errorf(at, code, hint, "%v", p))
+	}
 }
 
 // typeInputs gives unannotated inputs the types named in types.

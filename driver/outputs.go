@@ -99,6 +99,7 @@ func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	run.Progress.Stage("write dumps", countNodes(run), "nodes")
 	files := map[string]string{"graph.fx": run.Module.Print()}
 	var dotText strings.Builder
 	for _, g := range run.Module.Graphs {
@@ -111,11 +112,13 @@ func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 	}
 	files["diagnostics.txt"] = diags.String()
 	for gi, rec := range run.Stages {
-		for ci, c := range rec.Columns {
-			files[fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)] = c.Text
+		for ci := range rec.Columns {
+			c := &rec.Columns[ci]
+			c.File = fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)
+			files[c.File] = c.Text
 		}
 		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the back-end stages join the report
-			p.AddColumns(rec)
+			p.AddToReport(rec)
 		}
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
@@ -133,9 +136,19 @@ func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 			return err
 		}
 	}
-	svg, err := dot.SVG(context.Background(), FirstDigraph(dotText.String()))
+	// Last, and bounded: a graph too large to lay out gets a kernel summary
+	// or a note (dot.Drawing), never minutes in Graphviz.
+	if len(run.Module.Graphs) == 0 {
+		return nil
+	}
+	g := run.Module.Graphs[0]
+	run.Progress.Stage("draw graph.svg", len(g.Nodes), "nodes")
+	svg, note, err := dot.Drawing(context.Background(), g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}, filepath.Join(dir, "graph.dot"))
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		run.Notes = append(run.Notes, note)
 	}
 	return os.WriteFile(filepath.Join(dir, "graph.svg"), svg, 0o644)
 }

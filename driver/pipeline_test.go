@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -102,4 +103,30 @@ func TestFlowsWithoutCLI(t *testing.T) {
 		assert.FileExists(t, dir+"/dumps/"+f)
 	}
 	assert.Contains(t, driver.Summary(run, progs, "", "d", 0), "passes fakeprop,functionalize,decompose,align,dce; 1 kernel(s) from 2 (1 fusion(s))")
+}
+
+// DESIGN.md's pipeline table names the stages of driver.Table, in order.
+func TestDesignTableMatches(t *testing.T) {
+	src, err := os.ReadFile("../DESIGN.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(src), "## The pipeline table")
+	require.True(t, ok)
+	var names []string
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			if len(names) > 0 {
+				break
+			}
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		for _, part := range strings.Split(cell, ",") {
+			names = append(names, strings.Trim(strings.TrimSpace(part), "`"))
+		}
+	}
+	var want []string
+	for _, info := range driver.Table() {
+		want = append(want, info.Name)
+	}
+	assert.Equal(t, want, names)
 }

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"go/format"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,4 +25,12 @@ func TestGeneratedGoStaysGofmtClean(t *testing.T) {
 	formatted, err := format.Source(progs[0].Go)
 	require.NoError(t, err)
 	require.Equal(t, string(formatted), string(progs[0].Go))
+
+	// The report shows each kernel's own function, cut from the file.
+	for _, k := range progs[0].ReportKernels() {
+		require.True(t, strings.HasPrefix(k.Code, "// "+k.Name+" is "), "%s: %.80q", k.Name, k.Code)
+		require.Contains(t, k.Code, "\nfunc "+k.Name+"(")
+		require.True(t, strings.HasSuffix(k.Code, "\n}\n"))
+		require.Equal(t, 1, strings.Count(k.Code, "\nfunc "))
+	}
 }

@@ -110,8 +110,7 @@ func (res *Result) read(file string, src []byte, lookup func(string) ir.OpSchema
 		res.Module, res.Diags = mod, warnings
 	default:
 		if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
-			return diag.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, "parse", "kiln reads "+Formats,
-				"not a text file, and not gzip")
+			return fx.NoGraph(file, src) // says what it is instead: binary, UTF-16, ...
 		}
 		r, err := fx.Parse(file, src, fx.Options{Lookup: lookup})
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 // examples or worked out by hand from the op's definition.
 
 func TestTypePromotion(t *testing.T) {
-	// REFERENCE.md: i32 + 5 -> i32; i32 + 2.5 -> f32; b8 + u8 -> u8;
+	// docs/REFERENCE.md: i32 + 5 -> i32; i32 + 2.5 -> f32; b8 + u8 -> u8;
 	// u8 + i8 -> i16; i32 tensor + i64 0-dim -> i32; bf16 + f16 -> f32.
 	res := runGraph(t, `
 def forward(self, i: "i32[2]", b: "b8[2]", u: "u8[2]", s: "i8[2]", z: "i64[]", h: "bf16[2]", f: "f16[2]"):
@@ -211,7 +211,7 @@ def forward(self, x: "i64[3]"):
 	assert.Equal(t, []int64{1, 2}, intsOf(t, res.Outputs[1]))
 	assert.Equal(t, int64(4), res.Sym["u0"], "the unbacked symbol takes its runtime value")
 	assert.Equal(t, int64(2), res.Sym["u1"])
-	// SCENARIOS.md 5: .item() on a meta tensor
+	// docs/SCENARIOS.md 5: .item() on a meta tensor
 	g := parseGraph(t, `
 def forward(self, x: "i64[1][1]meta"):
     select: "i64[][]meta" = torch.ops.aten.select.int(x, 0, 0)

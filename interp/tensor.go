@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/kiln-compiler/kiln/limits"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/rt"
@@ -86,8 +87,29 @@ func Empty(dt ir.DType, shape, strides []int64, dev ir.Device) (*Tensor, error) 
 		return nil, &limits.Error{What: fmt.Sprintf("tensor of shape %v (%s): storage size in bytes", shape, dt.Name()),
 			Got: bytes, Limit: limits.TensorBytes, Flag: "kiln run -max-tensor-bytes"}
 	}
+	if err := charge(n * int64(dt.ItemSize())); err != nil {
+		return nil, err
+	}
 	st := &Storage{Data: make([]byte, n*int64(dt.ItemSize())), Device: dev}
 	return &Tensor{DType: dt, Shape: clone64(shape), Strides: clone64(strides), Storage: st}, nil
+}
+
+// allocated counts the bytes Empty gave out since ResetAllocated. Freed
+// tensors are not credited back: the bound is on what one run asks for,
+// which is what a hostile graph (a chain of 1 GiB tensors) drives up.
+var allocated atomic.Int64
+
+// ResetAllocated starts a new run's count for limits.RunBytes.
+func ResetAllocated() { allocated.Store(0) }
+
+func charge(bytes int64) error {
+	if limits.RunBytes <= 0 {
+		return nil
+	}
+	if total := allocated.Add(bytes); total > limits.RunBytes {
+		return &limits.Error{What: "bytes allocated by this run", Got: total, Limit: limits.RunBytes, Flag: "kiln run -max-run-bytes"}
+	}
+	return nil
 }
 
 // MustEmpty is Empty for shapes known to be valid (tests, internal temporaries).

@@ -14,7 +14,7 @@ func ParseType(s string) (Type, error) {
 	if inner, ok := strings.CutPrefix(s, "Sym("); ok && strings.HasSuffix(inner, ")") {
 		e, err := sym.Parse(strings.TrimSuffix(inner, ")"))
 		if err != nil {
-			return Type{}, fmt.Errorf("in %q: %w", s, err)
+			return Type{}, fmt.Errorf("in %q: %w", shortText(s), err)
 		}
 		switch {
 		case e.IsBool():
@@ -34,13 +34,13 @@ func ParseType(s string) (Type, error) {
 	}
 	shape, rest, err := parseExprList(s[open:])
 	if err != nil {
-		return Type{}, fmt.Errorf("in %q: %w", s, err)
+		return Type{}, fmt.Errorf("in %q: %w", shortText(s), err)
 	}
 	t := &TensorType{DType: dt, Shape: shape, Offset: sym.Const(0)}
 	if strings.HasPrefix(rest, "[") {
 		strides, after, err := parseExprList(rest)
 		if err != nil {
-			return Type{}, fmt.Errorf("in %q: %w", s, err)
+			return Type{}, fmt.Errorf("in %q: %w", shortText(s), err)
 		}
 		if len(strides) != len(shape) {
 			return Type{}, fmt.Errorf("annotation %q has %d sizes but %d strides", s, len(shape), len(strides))
@@ -50,12 +50,12 @@ func ParseType(s string) (Type, error) {
 	if rest != "" {
 		dev, err := ParseDevice(rest)
 		if err != nil {
-			return Type{}, fmt.Errorf("in %q: %w", s, err)
+			return Type{}, fmt.Errorf("in %q: %w", shortText(s), err)
 		}
 		t.Device = dev
 	}
 	if err := CheckTensorType(t); err != nil {
-		return Type{}, fmt.Errorf("in %q: %w", s, err)
+		return Type{}, fmt.Errorf("in %q: %w", shortText(s), err)
 	}
 	return TensorOf(t), nil
 }
@@ -102,5 +102,14 @@ func parseExprList(s string) ([]sym.Expr, string, error) {
 			}
 		}
 	}
-	return nil, "", fmt.Errorf("unclosed '[' in %q", s)
+	return nil, "", fmt.Errorf("unclosed '[' in %q", shortText(s))
+}
+
+// shortText keeps an error message short when the annotation is not
+// (a rank-30000 shape would otherwise be quoted whole).
+func shortText(s string) string {
+	if len(s) > 80 {
+		return s[:60] + "..." + s[len(s)-16:]
+	}
+	return s
 }

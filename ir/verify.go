@@ -3,6 +3,8 @@ package ir
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kiln-compiler/kiln/diag"
 )
 
 // Stage names the invariants that hold at a point in the pipeline. Each
@@ -51,10 +53,23 @@ type verifier struct {
 
 func (v *verifier) fail(n *Node, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if n != nil {
-		msg = fmt.Sprintf("%s: node %s (%s): %s", n.Pos, n.Name, n.Target, msg)
+	if n == nil {
+		v.problems = append(v.problems, errors.New(msg))
+		return
 	}
-	v.problems = append(v.problems, errors.New(msg))
+	v.problems = append(v.problems, &Problem{Pos: n.Pos, Node: n.Name, Target: n.Target, Msg: msg})
+}
+
+// Problem is one verifier finding about a node, with the node's position,
+// so that a caller can report it as a positioned diagnostic.
+type Problem struct {
+	Pos          diag.Pos
+	Node, Target string
+	Msg          string
+}
+
+func (p *Problem) Error() string {
+	return fmt.Sprintf("%s: node %s (%s): %s", p.Pos, p.Node, p.Target, p.Msg)
 }
 
 func (v *verifier) define(val *Value, n *Node) {

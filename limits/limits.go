@@ -13,7 +13,7 @@ import "fmt"
 // Bounds on the text kiln reads.
 var (
 	// InputBytes bounds one input file (FX text or a trace). Flag: -max-input-bytes.
-	InputBytes int64 = 256 << 20
+	InputBytes int64 = DefaultInputBytes
 	// LineBytes bounds one logical line (physical lines joined while a
 	// bracket is open). Longer lines make no sense in FX text and, past a
 	// few MB, make the expression parser's memory grow many-fold.
@@ -37,7 +37,17 @@ const (
 var (
 	// TensorBytes bounds one tensor's storage in bytes (element count ×
 	// item size), graph values and .npy inputs alike. Flag: kiln run -max-tensor-bytes.
-	TensorBytes int64 = 1 << 30
+	TensorBytes int64 = DefaultTensorBytes
+	// RunBytes bounds the bytes of all the tensors one `kiln run` allocates
+	// (0: no bound, the library default; the CLI sets it). Flag: kiln run -max-run-bytes.
+	RunBytes int64
+)
+
+// Defaults of the bounds a flag can change (flags reset to these).
+const (
+	DefaultInputBytes  = 256 << 20
+	DefaultTensorBytes = 1 << 30
+	DefaultRunBytes    = 3 << 30
 )
 
 // Error is a limit that an input went past. Callers position it.

@@ -15,8 +15,9 @@ import (
 // inputs at the element it reads, whose loop indices are recovered from
 // the flat offset (offset // stride % size, simplified with the
 // consumer's loop ranges). It runs before fusion and only where fusion
-// cannot join the two (their spaces hold different sizes), so that what
-// fusion does on matching spaces is unchanged.
+// cannot join the two (no order of the consumer's loops reads the element
+// the producer stores in the same iteration), so that what fusion does
+// on matching spaces is unchanged.
 
 const (
 	// maxInlineInstrs bounds the producer's body (store excluded): only
@@ -61,6 +62,7 @@ func inlineCheap(p *Program) {
 			pinned[r.Buffer] = true
 		}
 	}
+	ix := newAccessIndex(p)
 	// Last producer first: once a consumer computes it, the producer's own
 	// producers are read from the consumer's space, where they may inline.
 	for i := len(p.Kernels) - 1; i >= 0; i-- {
@@ -69,7 +71,7 @@ func inlineCheap(p *Program) {
 		if !ok || b.Kind != BufIntermediate || pinned[b] {
 			continue
 		}
-		sites, all, refused, ok := inlineSites(p, i, b, st)
+		sites, all, refused, ok := inlineSites(ix, k, b, st)
 		for _, why := range refused {
 			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: %s", k.Name, kernelOrigin(k), why))
 		}
@@ -84,6 +86,7 @@ func inlineCheap(p *Program) {
 		var into []string
 		for _, s := range sites {
 			inlineAt(k, st, s)
+			ix.addKernel(s.k, k) // s.k now also reads what k reads
 			into = append(into, s.k.Name)
 		}
 		into = slices.Compact(into)
@@ -91,6 +94,7 @@ func inlineCheap(p *Program) {
 			k.Name, kernelOrigin(k), into))
 		if len(sites) == all {
 			p.Kernels = slices.Delete(p.Kernels, i, i+1)
+			ix.gone[k] = true
 		}
 	}
 }
@@ -143,15 +147,18 @@ func rowMajorIndex(sizes []sym.Expr) sym.Expr {
 // sizes. all counts every load of b; ok is false when b is read or
 // written in a way inlining cannot follow (an extern reads it, another
 // kernel writes it or a buffer the producer reads, a load changes type).
-func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, all int, refused []string, ok bool) {
-	prod := p.Kernels[i]
+func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr) (sites []inlineSite, all int, refused []string, ok bool) {
+	i := ix.pos[prod]
 	reads := map[*Buffer]bool{}
 	for _, in := range prod.Stages[0].Body {
 		if in.Op == OpLoad {
 			reads[in.Access.Buffer] = true
 		}
 	}
-	for j, k := range p.Kernels {
+	// Only kernels that touch b or a buffer the producer reads can answer;
+	// visiting them in program order keeps the result of a full scan.
+	for _, k := range ix.touching(b, reads) {
+		j := ix.pos[k]
 		if k.Extern != nil {
 			if k.Extern.Out.Buffer == b || slices.ContainsFunc(k.Extern.Args, func(a Operand) bool { return a.Buffer == b }) {
 				return nil, 0, nil, false
@@ -189,6 +196,77 @@ func inlineSites(p *Program, i int, b *Buffer, st *Instr) (sites []inlineSite, a
 		}
 	}
 	return sites, all, refused, true
+}
+
+// accessIndex maps each buffer to the kernels that access it, so that
+// inlineSites visits a handful of kernels instead of the whole program
+// per producer (quadratic on 10^4 kernels). Sets only grow (inlining adds
+// loads to consumers); a kernel in a set is scanned in full, so a stale
+// member costs time, never a wrong answer.
+type accessIndex struct {
+	pos  map[*Kernel]int // program order, fixed before inlining starts
+	by   map[*Buffer][]*Kernel
+	seen map[*Buffer]map[*Kernel]bool
+	gone map[*Kernel]bool // deleted producers
+}
+
+func newAccessIndex(p *Program) *accessIndex {
+	ix := &accessIndex{pos: map[*Kernel]int{}, by: map[*Buffer][]*Kernel{}, seen: map[*Buffer]map[*Kernel]bool{}, gone: map[*Kernel]bool{}}
+	for j, k := range p.Kernels {
+		ix.pos[k] = j
+		ix.addKernel(k, k)
+	}
+	return ix
+}
+
+// addKernel records k as touching every buffer kernel src accesses.
+func (ix *accessIndex) addKernel(k, src *Kernel) {
+	if src.Extern != nil {
+		ix.add(src.Extern.Out.Buffer, k)
+		for _, a := range src.Extern.Args {
+			ix.add(a.Buffer, k)
+		}
+		return
+	}
+	for _, s := range src.Stages {
+		for _, in := range s.Body {
+			if in.Access != nil {
+				ix.add(in.Access.Buffer, k)
+			}
+		}
+	}
+}
+
+func (ix *accessIndex) add(b *Buffer, k *Kernel) {
+	if b == nil || ix.seen[b][k] {
+		return
+	}
+	if ix.seen[b] == nil {
+		ix.seen[b] = map[*Kernel]bool{}
+	}
+	ix.seen[b][k] = true
+	ix.by[b] = append(ix.by[b], k)
+}
+
+// touching lists, in program order, the live kernels that access b or a
+// buffer of reads.
+func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
+	set := map[*Kernel]bool{}
+	var out []*Kernel
+	collect := func(buf *Buffer) {
+		for _, k := range ix.by[buf] {
+			if !set[k] && !ix.gone[k] {
+				set[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	collect(b)
+	for r := range reads {
+		collect(r)
+	}
+	slices.SortFunc(out, func(x, y *Kernel) int { return ix.pos[x] - ix.pos[y] })
+	return out
 }
 
 // inlineRefusal says why the load ld of a producer's buffer in stage s of

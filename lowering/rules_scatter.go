@@ -13,8 +13,10 @@ import (
 // copies of views (split_copy). A scatter whose view is a box of the base
 // (select, slice, diagonal) is one pointwise kernel over the result, as
 // Inductor lowers it: where(the index lies in the view, src at the view
-// position, self). Others (as_strided) are a copy kernel and a kernel
-// writing through the view's layout, computed from the view's arguments.
+// position, self); so is an as_strided_scatter whose view positions are
+// recovered by division (rules_scatter_strided.go). Other as_strided views
+// are a copy kernel and a kernel writing through the view's layout,
+// computed from the view's arguments.
 
 // viewLayoutFn computes the layout of a view of base from the call's view
 // arguments; the view's shape is given (src's, or the result's).
@@ -25,7 +27,7 @@ func scatterRules() map[string]rule {
 		"slice_scatter":         scatterWhere(slicePlace),
 		"select_scatter":        scatterWhere(selectPlace),
 		"diagonal_scatter":      scatterWhere(diagonalPlace),
-		"as_strided_scatter":    scatterInto(asStridedLayout),
+		"as_strided_scatter":    lowerAsStridedScatter,
 		"split_copy.Tensor":     lowerSplitCopy,
 		"split_with_sizes_copy": lowerSplitCopy,
 		"unbind_copy.int":       lowerUnbindCopy,

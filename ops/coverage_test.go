@@ -45,7 +45,7 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
-// TestScenarioAndCorpusOps: every op SCENARIOS.md and the issue name is in
+// TestScenarioAndCorpusOps: every op docs/SCENARIOS.md and the issue name is in
 // the registry.
 func TestScenarioAndCorpusOps(t *testing.T) {
 	for _, name := range []string{

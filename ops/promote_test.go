@@ -34,7 +34,7 @@ func TestPromoteTypes(t *testing.T) {
 	}
 }
 
-// TestResultType checks the three-group rule of REFERENCE.md.
+// TestResultType checks the three-group rule of docs/REFERENCE.md.
 func TestResultType(t *testing.T) {
 	dim := func(d ir.DType) ops.Operand { return ops.Operand{DType: d} }
 	zero := func(d ir.DType) ops.Operand { return ops.Operand{DType: d, ZeroD: true} }

@@ -54,8 +54,12 @@ func compileWith(name string, args []string, stdin io.Reader, stderr io.Writer, 
 	}
 	run, err := driver.Compile(in, opts)
 	if err != nil {
+		opts.Progress.Done()
 		fmt.Fprintf(stderr, "kiln %s: %v\n", name, err)
 		return nil, 1
+	}
+	if name != "compile" || run.Module == nil || run.Diags.HasErrors() {
+		opts.Progress.Done() // compile goes on to its back end and dumps
 	}
 	printDiags(stderr, run.Diags.Items)
 	if pf.timePasses {
@@ -114,6 +118,25 @@ func runDot(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return status
+}
+
+func runOps(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 || wantsHelp(args) {
+		fmt.Fprintln(stderr, "usage: kiln ops NAME\n\nprints the facets of the ops NAME names: aten::add.Tensor, add.Tensor, or add (every overload)")
+		if wantsHelp(args) {
+			return exitOK
+		}
+		return exitMisuse
+	}
+	rows := driver.FindOps(args[0])
+	if len(rows) == 0 {
+		fmt.Fprintf(stderr, "kiln ops: no op named %q in kiln's registry\n", args[0])
+		return exitDiag
+	}
+	for _, r := range rows {
+		fmt.Fprint(stdout, r.String())
+	}
+	return exitOK
 }
 
 func runPasses(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/limits"
 	"io"
 	"strings"
 
@@ -25,6 +26,7 @@ type pipelineFlags struct {
 	captureScalar bool
 	captureDyn    bool
 	customOps     string
+	progress      string
 }
 
 func (f *pipelineFlags) register(fs *flag.FlagSet, defaultPipeline string) {
@@ -37,7 +39,9 @@ func (f *pipelineFlags) register(fs *flag.FlagSet, defaultPipeline string) {
 	fs.StringVar(&f.reproDir, "repro-dir", "", "write a reproducer here when a pass fails")
 	fs.BoolVar(&f.captureScalar, "capture-scalar-outputs", false, "like torch._dynamo.config.capture_scalar_outputs")
 	fs.StringVar(&f.customOps, "custom-ops", "", "FILE declaring custom ops and their shape rules (see ops/CUSTOM_OPS.md)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr for work over 2 s: auto (when stderr is a terminal), on, off")
 	fs.BoolVar(&f.captureDyn, "capture-dynamic-output-shape-ops", false, "like torch._dynamo.config.capture_dynamic_output_shape_ops")
+	fs.Int64Var(&limits.InputBytes, "max-input-bytes", limits.DefaultInputBytes, "refuse an input file larger than this (docs/LIMITS.md)")
 }
 
 func (f *pipelineFlags) options(stderr io.Writer) (driver.Options, error) {
@@ -54,6 +58,10 @@ func (f *pipelineFlags) options(stderr io.Writer) (driver.Options, error) {
 			m.PrintAfter[strings.TrimSpace(name)] = true
 		}
 	}
+	prog, err := driver.NewProgress(stderr, f.progress)
+	if err != nil {
+		return driver.Options{}, err
+	}
 	var reg *ops.Registry
 	if f.customOps != "" {
 		var err error
@@ -63,6 +71,7 @@ func (f *pipelineFlags) options(stderr io.Writer) (driver.Options, error) {
 	}
 	return driver.Options{
 		Registry: reg,
+		Progress: prog,
 		Pipeline: f.pipeline,
 		Manager:  m,
 		Config: passes.Config{

@@ -100,3 +100,31 @@ func TestHostileInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunByteBudget: a chain of tensors each under the per-tensor bound
+// still stops once the run's total passes -max-run-bytes (a graph of
+// sixteen 1 GiB tensors would otherwise take 16 GiB), and a single tensor
+// past -max-tensor-bytes stops before it is allocated.
+func TestRunByteBudget(t *testing.T) {
+	src := []byte(`class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[100][1]cpu"):
+        add: "f32[100][1]cpu" = torch.ops.aten.add.Tensor(x, 1)
+        mul: "f32[100][1]cpu" = torch.ops.aten.mul.Tensor(add, 2)
+        sub: "f32[100][1]cpu" = torch.ops.aten.sub.Tensor(mul, 3)
+        return (sub,)
+`)
+	var stdout, stderr bytes.Buffer
+	status := kilnMain([]string{"run", "-max-run-bytes=1000", "-"}, bytes.NewReader(src), &stdout, &stderr)
+	require.Equal(t, 1, status, stderr.String())
+	require.Regexp(t, `<stdin>:\d+:9: error\[eval\]: \w+: bytes allocated by this run \d+ is past kiln's limit of 1000`, stderr.String())
+	require.Contains(t, stderr.String(), "-max-run-bytes")
+
+	stderr.Reset()
+	status = kilnMain([]string{"run", "-max-tensor-bytes=100", "-"}, bytes.NewReader(src), &stdout, &stderr)
+	require.Equal(t, 1, status, stderr.String())
+	require.Contains(t, stderr.String(), "storage size in bytes 400 is past kiln's limit of 100")
+
+	stderr.Reset()
+	status = kilnMain([]string{"run", "-"}, bytes.NewReader(src), &stdout, &stderr)
+	require.Equal(t, 0, status, stderr.String())
+}

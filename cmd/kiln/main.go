@@ -29,7 +29,7 @@ const (
 var commands map[string]command
 
 // commandOrder is the order `kiln help` lists them in.
-var commandOrder = []string{"compile", "opt", "run", "dot", "passes", "explain", "version", "help"}
+var commandOrder = []string{"compile", "opt", "run", "dot", "passes", "ops", "explain", "version", "help"}
 
 func init() {
 	commands = map[string]command{
@@ -37,7 +37,8 @@ func init() {
 		"opt":     {"FILE", "run a pass pipeline and print the resulting graph(s) as FX text", runOpt},
 		"run":     {"FILE", "execute the graph in interp, kiln's reference eager executor", runRun},
 		"dot":     {"FILE", "draw the graph as DOT text or SVG", runDot},
-		"passes":  {"", "list the passes, their options and ordering constraints", runPasses},
+		"passes":  {"", "print the pipeline table: every stage from parse to codegen, its options, needs and checks", runPasses},
+		"ops":     {"NAME", "an op's facets in one place: schema, kind, meta rule, inverse, decomposition, eval kernel, lowering", runOps},
 		"explain": {"CODE", "the story behind a diagnostic code", runExplain},
 		"version": {"", "print kiln's version", runVersion},
 		"help":    {"[COMMAND]", "show this list, or a command's flags", runHelp},

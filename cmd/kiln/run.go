@@ -13,6 +13,8 @@ import (
 	"github.com/kiln-compiler/kiln/driver"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/tv"
+	"github.com/kiln-compiler/kiln/limits"
 )
 
 // kiln run: execute a graph with the reference interpreter and summarize
@@ -100,7 +102,7 @@ type interpVerify struct {
 	sym    symFlag
 	types  typeFlag
 	stderr io.Writer
-	v      *interp.Validator
+	v      *tv.Validator
 }
 
 func newInterpVerify(stderr io.Writer) *interpVerify {
@@ -116,6 +118,9 @@ func (iv *interpVerify) register(fs *flag.FlagSet) {
 	}
 	if fs.Lookup("seed") == nil {
 		fs.Uint64Var(&iv.seed, "seed", 0, "seed for random inputs")
+		fs.Int64Var(&limits.TensorBytes, "max-tensor-bytes", limits.DefaultTensorBytes, "refuse to allocate a tensor larger than this many bytes (docs/LIMITS.md)")
+		fs.Int64Var(&limits.RunBytes, "max-run-bytes", limits.DefaultRunBytes, "stop a run once its tensors reach this many bytes in all (docs/LIMITS.md)")
+		interp.ResetAllocated()
 	}
 	if fs.Lookup("sym") == nil {
 		fs.Var(iv.sym, "sym", "value of a symbolic size, NAME=INT (repeatable; default "+strconv.Itoa(interp.DefaultSymValue)+")")
@@ -130,7 +135,7 @@ func (iv *interpVerify) adjust(o *driver.Options) {
 	if !iv.on {
 		return
 	}
-	iv.v = &interp.Validator{Options: iv.options(), Log: iv.stderr}
+	iv.v = &tv.Validator{Options: iv.options(), Log: iv.stderr}
 	iv.v.Install(&o.Manager)
 }
 
@@ -152,6 +157,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_ = fs.Set("passes", "")
 		fs.Lookup("passes").DefValue = ""
 		fs.Uint64Var(&iv.seed, "seed", 0, "seed for random inputs")
+		fs.Int64Var(&limits.TensorBytes, "max-tensor-bytes", limits.DefaultTensorBytes, "refuse to allocate a tensor larger than this many bytes (docs/LIMITS.md)")
+		fs.Int64Var(&limits.RunBytes, "max-run-bytes", limits.DefaultRunBytes, "stop a run once its tensors reach this many bytes in all (docs/LIMITS.md)")
+		interp.ResetAllocated()
 		fs.StringVar(&rf.inputs, "inputs", "", "read input NAME from DIR/NAME.npy instead of making random data")
 		fs.StringVar(&rf.out, "o", "", "write outputs as .npy files (and manifest.json) to DIR")
 		fs.IntVar(&rf.graph, "graph", -1, "run only graph N of a multi-graph file (default: all)")

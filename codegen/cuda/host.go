@@ -22,6 +22,9 @@ type hostGen struct {
 	e    *emitter
 	sigs []*signature
 	msgs *checkMsgs
+	// roots memoizes rootOf: planning chains reuses (b3 reuses b2 reuses
+	// b1), so walking the chain per buffer is quadratic in the graph.
+	roots map[*lowering.Buffer]*lowering.Buffer
 }
 
 func (h *hostGen) main() error {
@@ -143,7 +146,7 @@ func (h *hostGen) allocate() {
 		}
 	}
 	for _, b := range h.p.Buffers {
-		if root := rootOf(b); root != b {
+		if root := h.rootOf(b); root != b {
 			e.line("void* d%d = d%d; // %s reuses %s", b.ID, root.ID, b.Name, root.Name)
 		}
 	}
@@ -155,9 +158,9 @@ func (h *hostGen) allocate() {
 		e.line("{")
 		e.in()
 		h.layoutArrays(in.Layout)
-		e.line("unsigned char* host = (unsigned char*)calloc((size_t)bytes%d + 1, 1);", rootOf(b).ID)
+		e.line("unsigned char* host = (unsigned char*)calloc((size_t)bytes%d + 1, 1);", h.rootOf(b).ID)
 		e.line("kiln_strided_copy(host, in%d.data, %d, %d, shape, strides, %s, 1);", i, in.Layout.DType.ItemSize(), len(in.Layout.Shape), in.Layout.Offset.Code())
-		e.line("kiln_upload(d%d, host, bytes%d);", b.ID, rootOf(b).ID)
+		e.line("kiln_upload(d%d, host, bytes%d);", b.ID, h.rootOf(b).ID)
 		e.line("free(host);")
 		e.line("free(in%d.data);", i)
 		e.out()
@@ -165,9 +168,27 @@ func (h *hostGen) allocate() {
 	}
 }
 
-func rootOf(b *lowering.Buffer) *lowering.Buffer {
-	for b.ReuseOf != nil {
-		b = b.ReuseOf
+// rootOf is the buffer whose allocation b's memory is.
+func (h *hostGen) rootOf(b *lowering.Buffer) *lowering.Buffer {
+	if b.ReuseOf == nil {
+		return b
+	}
+	if r, ok := h.roots[b]; ok {
+		return r
+	}
+	if h.roots == nil {
+		h.roots = map[*lowering.Buffer]*lowering.Buffer{}
+	}
+	var chain []*lowering.Buffer
+	for ; b.ReuseOf != nil; b = b.ReuseOf {
+		if r, ok := h.roots[b]; ok {
+			b = r
+			break
+		}
+		chain = append(chain, b)
+	}
+	for _, c := range chain {
+		h.roots[c] = b
 	}
 	return b
 }
@@ -250,9 +271,9 @@ func (h *hostGen) writeTensor(file string, b *lowering.Buffer, l lowering.Layout
 	h.layoutArrays(l)
 	e.line("long long n = 1;")
 	e.line("for (int i = 0; i < %d; i++) n *= shape[i];", len(l.Shape))
-	e.line("unsigned char* buf = (unsigned char*)malloc((size_t)bytes%d + 1);", rootOf(b).ID)
+	e.line("unsigned char* buf = (unsigned char*)malloc((size_t)bytes%d + 1);", h.rootOf(b).ID)
 	e.line("unsigned char* dense = (unsigned char*)malloc((size_t)(n * %d) + 1);", isz)
-	e.line("kiln_download(buf, d%d, bytes%d);", b.ID, rootOf(b).ID)
+	e.line("kiln_download(buf, d%d, bytes%d);", b.ID, h.rootOf(b).ID)
 	e.line("kiln_strided_copy(buf, dense, %d, %d, shape, strides, %s, 0);", isz, len(l.Shape), l.Offset.Code())
 	e.line(`snprintf(path, sizeof path, "%%s/%%s", outdir, %s);`, cString(file))
 	e.line("kiln_write_npy(path, %s, %d, shape, dense, n * %d);", cString(descr), len(l.Shape), isz)

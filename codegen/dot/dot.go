@@ -116,15 +116,25 @@ func Graph(g *ir.Graph, opts Options) string {
 	return b.String()
 }
 
+// maxLabelResults bounds the result types a node's box lists.
+const maxLabelResults = 8
+
 func nodeID(n *ir.Node) string { return fmt.Sprintf("n%d", n.ID) }
 
 func writeOpNode(b *strings.Builder, indent string, n *ir.Node, diags map[string]diag.Diagnostic) {
-	label := n.Name + "\n" + shortTarget(n.Target)
-	for _, r := range n.Results {
+	var lb strings.Builder // a Builder: += on the label was quadratic in the result count
+	lb.WriteString(n.Name + "\n" + shortTarget(n.Target))
+	for i, r := range n.Results {
+		if i == maxLabelResults && len(n.Results) > maxLabelResults+1 {
+			// A split into 100k pieces must not make a 100k-line box.
+			fmt.Fprintf(&lb, "\n… %d more results", len(n.Results)-i)
+			break
+		}
 		if t := r.Type.String(); t != "" {
-			label += "\n" + t
+			lb.WriteString("\n" + t)
 		}
 	}
+	label := lb.String()
 	lk := lookOf(n)
 	tooltip := ""
 	if d, ok := diags[n.Name]; ok {
@@ -150,14 +160,18 @@ func writeNode(b *strings.Builder, indent, id, label string, lk look, tooltip st
 	b.WriteString("];\n")
 }
 
-// quote makes a DOT string literal.
-func quote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
-}
+var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-// SVG renders DOT text to SVG with the embedded Graphviz.
+// quote makes a DOT string literal.
+func quote(s string) string { return `"` + quoter.Replace(s) + `"` }
+
+// SVG renders DOT text to SVG with the embedded Graphviz. Layout time
+// grows faster than the graph, so a drawing of more than MaxDrawn nodes
+// and edges is refused (*TooLargeError) before Graphviz starts.
 func SVG(ctx context.Context, dotText string) ([]byte, error) {
+	if n := countDrawn(dotText); n > MaxDrawn {
+		return nil, &TooLargeError{Drawn: n}
+	}
 	gv, err := graphviz.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("dot: start graphviz: %w", err)
@@ -172,5 +186,25 @@ func SVG(ctx context.Context, dotText string) ([]byte, error) {
 	if err := gv.Render(ctx, g, graphviz.SVG, &buf); err != nil {
 		return nil, fmt.Errorf("dot: render svg: %w", err)
 	}
-	return buf.Bytes(), nil
+	return openOnContent(buf.Bytes()), nil
 }
+
+// openOnContent makes a browser that opens the SVG show the drawing, not
+// the empty top-left corner of a wide layout (Graphviz centres each rank):
+// a script scrolls the first node into view.
+func openOnContent(svg []byte) []byte {
+	i := bytes.LastIndex(svg, []byte("</svg>"))
+	if i < 0 {
+		return svg
+	}
+	out := make([]byte, 0, len(svg)+len(scrollScript))
+	out = append(out, svg[:i]...)
+	out = append(out, scrollScript...)
+	return append(out, svg[i:]...)
+}
+
+const scrollScript = `<script><![CDATA[
+(function(){var n=document.querySelector('g.node');if(!n)return;var b=n.getBoundingClientRect();
+window.scrollTo(Math.max(0,b.left+window.scrollX-window.innerWidth/3),Math.max(0,b.top+window.scrollY-20))})();
+]]></script>
+`

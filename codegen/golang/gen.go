@@ -172,6 +172,7 @@ func emitRun(c *code, p *lowering.Program) error {
 	c.line("}")
 	c.line("var err error")
 	c.line("env := rt.NewEnv(syms)")
+	c.line("_ = env // a graph without inputs (a factory) never reads it")
 	steps := []func() error{r.bindInputs, r.allocInputs, r.allocBuffers, r.callKernels, r.emitOutputs}
 	for _, step := range steps {
 		if err := step(); err != nil {

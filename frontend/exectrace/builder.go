@@ -100,6 +100,16 @@ func (b *builder) call(n *node) error {
 			args = append(args, a)
 		}
 	}
+	if op != nil {
+		names := make([]string, len(kwargs))
+		for i, k := range kwargs {
+			names[i] = k.Name
+		}
+		if err := op.CheckCall(len(args), names); err != nil {
+			b.warn(n.Line, "et-schema", fmt.Sprintf("%s: the recorded arguments do not fit kiln's schema (%v); kept as an opaque node", tgt, err))
+			op = nil
+		}
+	}
 	outs := flatten(n.Out.slots())
 	base := tgt[strings.Index(tgt, "::")+2:]
 	base, _, _ = strings.Cut(base, ".")

@@ -127,6 +127,18 @@ func (t *trace) link() {
 			p.children = append(p.children, n)
 		}
 	}
+	// A hostile trace may make parents a cycle: cut it where the walk from a
+	// node meets the node again (more steps than nodes is a cycle too).
+	for _, n := range t.nodes {
+		steps := 0
+		for p := n.parent; p != nil; p = p.parent {
+			if p == n || steps > len(t.nodes) {
+				n.parent = nil
+				break
+			}
+			steps++
+		}
+	}
 }
 
 // parseNode reads either layout.

@@ -20,14 +20,20 @@ func (b *builder) region(n *node) error {
 	}
 	b.opaque[n] = true
 	var all []*node
-	var walk func(*node)
-	walk = func(m *node) {
+	seen := map[*node]bool{}
+	stack := []*node{n}
+	for len(stack) > 0 { // preorder, children in id order; seen guards a cyclic tree
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
 		all = append(all, m)
-		for _, c := range m.children {
-			walk(c)
+		for i := len(m.children) - 1; i >= 0; i-- {
+			stack = append(stack, m.children[i])
 		}
 	}
-	walk(n)
 	written := map[tkey]slot{}
 	var order []tkey
 	var args []ir.Arg

@@ -231,6 +231,15 @@ func (b *builder) addNode(num int, rec record, target string, args []ir.Arg, kwa
 		b.warnings = append(b.warnings, diag.Diagnostic{Severity: diag.Warning, Code: "unknown-op", Pos: pos,
 			Message: fmt.Sprintf("op %s is not in kiln's registry; kept as an opaque node", target)})
 	}
+	if schema != nil {
+		names := make([]string, len(kwargs))
+		for i, k := range kwargs {
+			names[i] = k.Name
+		}
+		if err := schema.CheckCall(len(args), names); err != nil {
+			return b.errorf(num, 1, err.Error(), "a call's args and kwargs must fit the op's schema", "")
+		}
+	}
 	if err := limits.Check("output count", int64(len(rec.Outputs)), limits.Results, ""); err != nil {
 		return b.errorf(num, 1, err.Error(), err.(*limits.Error).Hint(), "")
 	}

@@ -24,19 +24,19 @@ var update = flag.Bool("update", false, "rewrite the expected sections of testda
 
 const caseDir = "../../testdata/align"
 
-// A regression case is a txtar archive:
+// A regression case is a txtar archive in internal/lit's vocabulary:
 //
-//	-- source --    path of an FX file, relative to testdata/align (or:)
-//	-- in.fx --     the FX graph itself
-//	-- pipeline --  the pipeline to run
-//	-- facts --     every value with attributes: `name align=N vec=W`
-//	-- nodes --     the statements the pipeline added, as printed
-//	-- diags --     warnings and errors: `severity[code] node: message`
-//	-- remarks --   the align pass's remarks
-//	-- tv --        optional: translation-validation settings (see tv_test.go)
+//	-- input.path --    path of an FX file, relative to testdata/align (or:)
+//	-- input.fx --      the FX graph itself
+//	-- pipeline --      the pipeline to run
+//	-- output.facts --  every value with attributes: `name align=N vec=W`
+//	-- output.nodes --  the statements the pipeline added, as printed
+//	-- diagnostics --   warnings and errors: `severity[code] node: message`
+//	-- remarks --       the align pass's remarks
+//	-- tv --            optional: translation-validation settings (see tv_test.go)
 //
 // Expected sections are exact. `go test ./passes/align -update` rewrites
-// facts, nodes, diags and remarks from the actual run.
+// the output, diagnostics and remarks sections from the actual run.
 type regCase struct {
 	path     string
 	arch     *txtar.Archive
@@ -52,13 +52,13 @@ func loadCases(t *testing.T) []*regCase {
 		arch, err := txtar.ParseFile(p)
 		require.NoError(t, err)
 		c := &regCase{path: p, arch: arch, pipeline: strings.TrimSpace(fxtest.Section(arch, "pipeline"))}
-		if src := strings.TrimSpace(fxtest.Section(arch, "source")); src != "" {
+		if src := strings.TrimSpace(fxtest.Section(arch, "input.path")); src != "" {
 			c.file = filepath.Join(caseDir, src)
 			data, err := os.ReadFile(c.file)
 			require.NoError(t, err, p)
 			c.src = string(data)
 		} else {
-			c.file, c.src = p, fxtest.Section(arch, "in.fx")
+			c.file, c.src = p, fxtest.Section(arch, "input.fx")
 		}
 		require.NotEmpty(t, c.pipeline, "%s: no pipeline", p)
 		out = append(out, c)
@@ -139,15 +139,15 @@ func TestCases(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(c.path), ".txtar"), func(t *testing.T) {
 			r := runCase(t, c)
 			require.NoError(t, r.err)
-			got := map[string]string{"facts": r.facts(), "nodes": r.nodes(), "diags": r.diags(), "remarks": r.remarks()}
+			got := map[string]string{"output.facts": r.facts(), "output.nodes": r.nodes(), "diagnostics": r.diags(), "remarks": r.remarks()}
 			if *update {
-				for _, k := range []string{"facts", "nodes", "diags", "remarks"} {
+				for _, k := range []string{"output.facts", "output.nodes", "diagnostics", "remarks"} {
 					fxtest.SetSection(c.arch, k, got[k])
 				}
 				require.NoError(t, os.WriteFile(c.path, txtar.Format(c.arch), 0o644))
 				return
 			}
-			for _, k := range []string{"facts", "nodes", "diags", "remarks"} {
+			for _, k := range []string{"output.facts", "output.nodes", "diagnostics", "remarks"} {
 				assert.Equal(t, trim(fxtest.Section(c.arch, k)), trim(got[k]), "section %s\nIR:\n%s", k, r.g)
 			}
 		})

@@ -2,7 +2,7 @@
 // how many bytes its data pointer is aligned to, decides the widest safe
 // vector access for every value a kernel reads or writes, and makes every
 // alignment kiln assumes (rather than proves) explicit in the graph as an
-// assertion, which is Scenario 3 of SCENARIOS.md (Inductor's GGUF failure).
+// assertion, which is Scenario 3 of docs/SCENARIOS.md (Inductor's GGUF failure).
 //
 // # What is proved
 //

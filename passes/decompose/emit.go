@@ -90,24 +90,7 @@ func (e *emitter) callN(target string, args []ir.Arg, kwargs []ir.Kwarg, resName
 }
 
 func (e *emitter) typeNode(n *ir.Node, op *ops.Op) error {
-	if op.Meta == nil {
-		return fmt.Errorf("no meta rule")
-	}
-	c, err := ops.Bind(n)
-	if err != nil {
-		return err
-	}
-	types, err := op.Meta(e.d.env, c)
-	if err != nil {
-		return err
-	}
-	if len(types) < len(n.Results) {
-		return fmt.Errorf("%d results typed, %d needed", len(types), len(n.Results))
-	}
-	for i, r := range n.Results {
-		r.Type = types[i]
-	}
-	return nil
+	return ops.TypeNode(e.d.env, op, n)
 }
 
 // call is callN for a one-result op.

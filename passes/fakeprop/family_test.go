@@ -50,7 +50,7 @@ func runCases(t *testing.T, cases []opCase, pipeline string) {
 	}
 }
 
-// TestPromotion: REFERENCE.md's type promotion examples and the in-place
+// TestPromotion: docs/REFERENCE.md's type promotion examples and the in-place
 // cast error (TypeProperties.cpp, c10::canCast).
 func TestPromotion(t *testing.T) {
 	i32 := `x: "i32[4][1]cpu"`

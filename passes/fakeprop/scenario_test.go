@@ -12,7 +12,7 @@ import (
 
 const scenarios = "../../testdata/scenarios"
 
-// TestScenarios runs scenarios 1, 2 and 5 of SCENARIOS.md and their
+// TestScenarios runs scenarios 1, 2 and 5 of docs/SCENARIOS.md and their
 // variants: each failure at the right line with PyTorch's message, each way
 // out compiling.
 func TestScenarios(t *testing.T) {

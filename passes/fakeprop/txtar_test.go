@@ -13,12 +13,13 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/passes"
 )
 
-// TestRegressions runs testdata/fakeprop/*.txtar: each archive holds
-// input.fx, the pipeline, any extra files (written next to each other;
-// $DIR in the pipeline names their folder), and `want`: lines
+// TestRegressions runs testdata/fakeprop/*.txtar in the vocabulary of
+// internal/lit: input.fx, the pipeline, any extra files (written next to
+// each other; $DIR in the pipeline names their folder), and `output`: lines
 // `type NAME TYPE` and `diag LINE CODE MESSAGE`. Every error the run
 // reports must be wanted.
 func TestRegressions(t *testing.T) {
@@ -26,14 +27,16 @@ func TestRegressions(t *testing.T) {
 		ar, err := txtar.ParseFile(file)
 		require.NoError(t, err)
 		dir := t.TempDir()
-		sections := map[string]string{}
 		for _, f := range ar.Files {
-			sections[f.Name] = string(f.Data)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644))
 		}
-		pipeline := strings.ReplaceAll(strings.TrimSpace(sections["pipeline"]), "$DIR", dir)
-		r := runFX(t, "input.fx", sections["input.fx"], pipeline, passes.Config{})
-		checkWant(t, r, sections["want"])
+		input, _ := lit.Get(ar, "input")
+		pipeline, _ := lit.Get(ar, "pipeline")
+		want, ok := lit.Get(ar, "output")
+		require.True(t, ok, "a case says what it expects")
+		pipeline = strings.ReplaceAll(strings.TrimSpace(pipeline), "$DIR", dir)
+		r := runFX(t, "input.fx", input, pipeline, passes.Config{})
+		checkWant(t, r, want)
 	})
 }
 

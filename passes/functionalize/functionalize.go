@@ -22,6 +22,7 @@ import (
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
+	"github.com/kiln-compiler/kiln/passes/build"
 )
 
 // Diagnostic codes.
@@ -81,7 +82,7 @@ func hasMutation(g *ir.Graph) bool {
 type fn struct {
 	ctx     *passes.Context
 	g       *ir.Graph
-	b       *Builder
+	b       *build.Builder
 	aliases []*alias // by original value id
 	inputs  []*alias // by input index
 	attrs   []*alias // module attributes (get_attr)
@@ -97,7 +98,7 @@ type fn struct {
 
 func newFn(ctx *passes.Context, g *ir.Graph) *fn {
 	nv := g.NumValueIDs()
-	f := &fn{ctx: ctx, g: g, b: NewBuilder(g), aliases: make([]*alias, nv),
+	f := &fn{ctx: ctx, g: g, b: build.NewBuilder(g), aliases: make([]*alias, nv),
 		changed: make([]bool, nv), inplaceViewSelf: make([]bool, nv)}
 	for _, n := range g.Nodes {
 		if op, ok := n.Op.(*ops.Op); ok && op != nil && op.Kind == ops.KindView && op.IsInplace() && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
@@ -414,7 +415,7 @@ func storageOf2(t ir.Type) ir.StorageID {
 // diagnose turns a node the rewrite built that does not type-check into
 // a CodeUnsupported error at the node being rewritten.
 func (f *fn) diagnose(err error) error {
-	var te *TypeError
+	var te *build.TypeError
 	if errors.As(err, &te) {
 		return f.unsupported("%s: %v", f.curName(), te)
 	}

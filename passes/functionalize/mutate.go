@@ -6,6 +6,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/passes/build"
 )
 
 // asStridedMessage is PyTorch's refusal (FunctionalStorageImpl::add_update),
@@ -159,8 +160,8 @@ func (f *fn) emitFunctional(n *ir.Node, fop *ops.Op, args []ir.Arg, kwargs []ir.
 	} else if k, _ := fop.NumResults(); k > 1 {
 		nres = k
 	}
-	base := BaseName(fop)
-	if nres == 1 && NameMatches(n.Name, base) {
+	base := build.BaseName(fop)
+	if nres == 1 && build.NameMatches(n.Name, base) {
 		base = n.Name
 		f.b.Names.Release(base)
 	}
@@ -168,7 +169,7 @@ func (f *fn) emitFunctional(n *ir.Node, fop *ops.Op, args []ir.Arg, kwargs []ir.
 	if len(targets) == 1 {
 		fallback = targets[0].a.value.Type
 	}
-	if err := fop.CheckCall(len(args), kwNames(kwargs)); err != nil {
+	if err := fop.CheckCall(len(args), build.KwNames(kwargs)); err != nil {
 		return nil, f.unsupported("%s cannot be called like %s: %v", fop.QualifiedName(), n.Name, err)
 	}
 	return f.b.CallOp(fop, base, args, kwargs, nres, fallback)

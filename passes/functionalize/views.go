@@ -7,6 +7,7 @@ import (
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/passes/build"
 )
 
 // viewMeta is one view in an alias's chain: PyTorch's ViewMeta, a forward
@@ -143,7 +144,7 @@ func (f *fn) replay(m *viewMeta, t *ir.Value) (*ir.Value, error) {
 		return f.one("aten::select.int", fallback, ir.ValueArg(t), ir.IntArg(dim), ir.IntArg(int64(m.out)))
 	}
 	args, kwargs := m.withSelf(t)
-	n, err := f.b.CallOp(m.op, BaseName(m.op), args, kwargs, m.nres, fallback)
+	n, err := f.b.CallOp(m.op, build.BaseName(m.op), args, kwargs, m.nres, fallback)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func (f *fn) inverse(m *viewMeta, base, t *ir.Value) (*ir.Value, error) {
 		return f.one("aten::alias.default", fallback, ir.ValueArg(t))
 	case ops.InverseSelf:
 		args, kwargs := m.withSelf(t)
-		n, err := f.b.CallOp(m.op, BaseName(m.op), args, kwargs, 1, fallback)
+		n, err := f.b.CallOp(m.op, build.BaseName(m.op), args, kwargs, 1, fallback)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +238,7 @@ func (f *fn) scatter(m *viewMeta, base, t *ir.Value, fallback ir.Type) (*ir.Valu
 		}
 		args = append(args, c.Arg(p.Name))
 	}
-	n, err := f.b.CallOp(inv, BaseName(inv), args, nil, 1, fallback)
+	n, err := f.b.CallOp(inv, build.BaseName(inv), args, nil, 1, fallback)
 	if err != nil {
 		return nil, err
 	}
@@ -363,14 +364,4 @@ func needsBaseType(k ops.InverseKind) bool {
 		return true
 	}
 	return false
-}
-
-// freshType is t for a value that owns new memory: storage unknown.
-func freshType(t ir.Type) ir.Type {
-	if t.Kind != ir.KindTensor || t.Tensor == nil {
-		return t
-	}
-	c := t.Tensor.Clone()
-	c.Storage = 0
-	return ir.TensorOf(c)
 }

@@ -3,7 +3,7 @@ package vmap
 import (
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
-	"github.com/kiln-compiler/kiln/passes/functionalize"
+	"github.com/kiln-compiler/kiln/passes/build"
 )
 
 // bcall is a call being rewritten: one argument per schema parameter (the
@@ -96,7 +96,7 @@ func (v *vm) emitNamed(bc *bcall, nres int, orig *ir.Node) (*ir.Node, error) {
 		}
 	}
 	base := baseName(bc.op)
-	if orig != nil && functionalize.NameMatches(orig.Name, base) {
+	if orig != nil && build.NameMatches(orig.Name, base) {
 		v.b.Names.Release(orig.Name)
 		base = orig.Name
 	}

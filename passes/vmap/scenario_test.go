@@ -14,10 +14,10 @@ import (
 
 const scenario4 = "../../testdata/scenarios/04_vmap_inplace.fx"
 
-// pytorchInplaceMessage is REFERENCE.md's vmap message, verbatim.
+// pytorchInplaceMessage is docs/REFERENCE.md's vmap message, verbatim.
 const pytorchInplaceMessage = "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that has more elements than `self`. This happened due to `other` being vmapped over but `self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace arithmetic. If said operator is being called inside the PyTorch framework, please file a bug report instead."
 
-// TestScenario4 is SCENARIOS.md's Scenario 4 on its own file: vmap alone
+// TestScenario4 is docs/SCENARIOS.md's Scenario 4 on its own file: vmap alone
 // fails with vmap-inplace at the copy_ line with PyTorch's message;
 // functionalize then vmap batches the graph, and the batched graph equals
 // running the original graph on each batch element and stacking.

@@ -27,7 +27,7 @@ import (
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
-	"github.com/kiln-compiler/kiln/passes/functionalize"
+	"github.com/kiln-compiler/kiln/passes/build"
 )
 
 // Diagnostic codes.
@@ -153,7 +153,7 @@ func (v *vm) run(p *Pass) ([]ir.Arg, error) {
 type vm struct {
 	ctx *passes.Context
 	g   *ir.Graph
-	b   *functionalize.Builder
+	b   *build.Builder
 	B   int64
 	// By original value id: the value that replaces it (nil: itself),
 	// whether it is batched (batch dim at the front), and its type in the
@@ -167,7 +167,7 @@ type vm struct {
 
 func newVM(ctx *passes.Context, g *ir.Graph, size int64) *vm {
 	nv := g.NumValueIDs()
-	v := &vm{ctx: ctx, g: g, b: functionalize.NewBuilder(g), B: size,
+	v := &vm{ctx: ctx, g: g, b: build.NewBuilder(g), B: size,
 		val: make([]*ir.Value, nv), batched: make([]bool, nv), ptype: make([]ir.Type, nv)}
 	for _, x := range g.Values() {
 		v.ptype[x.ID] = x.Type
@@ -209,7 +209,7 @@ func (v *vm) preInplaceViewTypes() {
 // diagnose turns a batched call that does not type-check into a
 // CodeUnsupported error at the node being batched.
 func (v *vm) diagnose(err error) error {
-	var te *functionalize.TypeError
+	var te *build.TypeError
 	if errors.As(err, &te) {
 		return v.unsupported("%s: the batched call %v", v.cur.Name, te)
 	}

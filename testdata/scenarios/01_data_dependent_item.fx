@@ -1,4 +1,4 @@
-# Scenario 1 (SCENARIOS.md): a data-dependent op under fake tensors (Petals, aten::_local_scalar_dense).
+# Scenario 1 (docs/SCENARIOS.md): a data-dependent op under fake tensors (Petals, aten::_local_scalar_dense).
 # Tensor.item() lowers to _local_scalar_dense, whose value fake tensors do not have. Without
 # -capture-scalar-outputs fakeprop stops here (data-dependent); with it, the value is an unbacked float.
 class GraphModule(torch.nn.Module):

@@ -1,4 +1,4 @@
-# Scenario 2 (SCENARIOS.md): a copy out of a meta tensor (PyTorch Lightning).
+# Scenario 2 (docs/SCENARIOS.md): a copy out of a meta tensor (PyTorch Lightning).
 # A template model kept on `meta` is moved to CUDA: _to_copy out of meta has no data to copy.
 class GraphModule(torch.nn.Module):
     def forward(self, arg0_1: "f32[16, 32][32, 1]meta", arg1_1: "f32[4, 32][32, 1]cuda:0"):

@@ -1,4 +1,4 @@
-# Scenario 3 (SCENARIOS.md): a misaligned view under the compiler (PyTorch Inductor, GGUF models).
+# Scenario 3 (docs/SCENARIOS.md): a misaligned view under the compiler (PyTorch Inductor, GGUF models).
 # x[2:].view(torch.float32) + 1 on a bf16 CUDA tensor: the f32 view starts 4 bytes into the storage.
 class GraphModule(torch.nn.Module):
     def forward(self, arg0_1: "bf16[2050][1]cuda:0"):

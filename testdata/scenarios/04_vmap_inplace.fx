@@ -1,4 +1,4 @@
-# Scenario 4 (SCENARIOS.md): an in-place op under vmap (Theseus).
+# Scenario 4 (docs/SCENARIOS.md): an in-place op under vmap (Theseus).
 # Vmapped over arg1_1 (in_dims = (None, 0)): sub is batched, zeros is not, so copy_ into a slice of zeros fails.
 class GraphModule(torch.nn.Module):
     def forward(self, arg0_1: "f32[1, 6][6, 1]cpu", arg1_1: "f32[3, 2][2, 1]cpu"):

@@ -1,4 +1,4 @@
-# Scenario 5 (SCENARIOS.md): .item() on a meta tensor during offloading (Diffusers / Transformers).
+# Scenario 5 (docs/SCENARIOS.md): .item() on a meta tensor during offloading (Diffusers / Transformers).
 # The cache set-up tensor arg0_1 was left on meta; select + .item() cannot read it.
 class GraphModule(torch.nn.Module):
     def forward(self, arg0_1: "i64[1][1]meta", arg1_1: "bf16[1, 8, 64][512, 64, 1]cuda:0"):

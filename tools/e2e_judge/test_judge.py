@@ -25,7 +25,13 @@ def test_fnv1a64():
 
 def test_inputs_of_reads_annotations():
     src = 'class <lambda>(torch.nn.Module):\n    def forward(self, a: "f32[2, 3][3, 1]cuda:0", b: "i64[][]cpu"):\n        return (a,)\n'
-    assert judge.inputs_of(src) == [("a", "f32", [2, 3]), ("b", "i64", [])]
+    assert judge.inputs_of(src) == [("a", "f32", [2, 3], [3, 1]), ("b", "i64", [], [])]
+
+
+def test_make_inputs_repeats_stride_zero_dims():
+    (m,) = judge.make_inputs([("m", "f32", [2, 1, 3, 3], [0, 3, 1, 0])])
+    assert m.shape == (2, 1, 3, 3)
+    assert (m[0] == m[1]).all() and (m[:, :, :, 0:1] == m).all()
 
 
 def test_runnable_moves_to_cpu_and_computes_in_float64():

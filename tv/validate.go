@@ -1,4 +1,8 @@
-package interp
+// Package tv is translation validation: the graph before and after every
+// pass runs in interp on the same random inputs, and every output and the
+// final contents of every input (an input mutation is an output too) must
+// agree. It sits above interp and passes, which know nothing of it.
+package tv
 
 import (
 	"errors"
@@ -8,15 +12,14 @@ import (
 	"strings"
 
 	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/passes"
 )
 
-// Translation validation: the graph before and after every pass runs on
-// the same random inputs, and every output and the final contents of every
-// input (an input mutation is an output too) must agree. A pass that
-// changes results fails with its name, the output, the worst element and,
-// where both graphs name it, the first intermediate value that differs.
+// A pass that changes results fails with its name, the output, the worst
+// element and, where both graphs name it, the first intermediate value that
+// differs.
 
 // CodeTV is the diagnostic code of a translation-validation failure.
 const CodeTV = "tv-mismatch"
@@ -24,16 +27,16 @@ const CodeTV = "tv-mismatch"
 // Validator checks passes; install it on a passes.Manager.
 type Validator struct {
 	// Options give the seed, symbol values and input types of the runs.
-	Options Options
+	Options interp.Options
 	// Tol picks float tolerances; nil is DefaultTolerance.
-	Tol TolFunc
+	Tol interp.TolFunc
 	// Log, when set, gets one line per pass.
 	Log io.Writer
 	// Records has one entry per pass seen, in order.
 	Records []Record
 
 	cacheKey [2]uint64 // the graph and inputs whose run is cached
-	cacheRes *Result
+	cacheRes *interp.Result
 	cacheErr error
 }
 
@@ -47,7 +50,7 @@ type Record struct {
 // Install makes m snapshot the graph before each pass and validate after
 // it, after any AfterPass hook m already had.
 func (v *Validator) Install(m *passes.Manager) {
-	m.Snapshot = CloneGraph
+	m.Snapshot = ir.Clone
 	prev := m.AfterPass
 	m.AfterPass = func(s passes.Step, before, after *ir.Graph, res *passes.PassResult) error {
 		if prev != nil {
@@ -85,7 +88,7 @@ func (v *Validator) record(pass, status, detail string) error {
 
 // Check compares before and after directly (the pass name is for messages).
 func (v *Validator) Check(pass string, before, after *ir.Graph) error {
-	inputs, err := MakeInputs(before, v.Options)
+	inputs, err := interp.MakeInputs(before, v.Options)
 	if err != nil {
 		return v.record(pass, "skipped", "no inputs: "+firstLine(err.Error()))
 	}
@@ -96,10 +99,10 @@ func (v *Validator) Check(pass string, before, after *ir.Graph) error {
 	if err != nil {
 		return v.record(pass, "skipped", "the graph does not run before the pass: "+firstLine(err.Error()))
 	}
-	got, err := Run(after, CopyValues(inputs), v.Options)
+	got, err := interp.Run(after, interp.CopyValues(inputs), v.Options)
 	v.cacheKey, v.cacheRes, v.cacheErr = [2]uint64{passes.Hash(after), fingerprint(inputs)}, got, err
 	var d *diag.Diagnostic
-	if errors.As(err, &d) && d.Code == CodeNoEval {
+	if errors.As(err, &d) && d.Code == interp.CodeNoEval {
 		return v.record(pass, "skipped", "the pass introduced an op the interpreter cannot run: "+firstLine(err.Error()))
 	}
 	if err != nil {
@@ -112,7 +115,7 @@ func (v *Validator) Check(pass string, before, after *ir.Graph) error {
 		return v.fail(pass, after, nil, msg)
 	}
 	for i := range want.Outputs {
-		if m := Compare(want.Outputs[i], got.Outputs[i], v.Tol); m != nil {
+		if m := interp.Compare(want.Outputs[i], got.Outputs[i], v.Tol); m != nil {
 			what := fmt.Sprintf("output %d (%s)", i, outputName(after, i))
 			return v.mismatch(pass, before, after, inputs, what, m)
 		}
@@ -121,7 +124,7 @@ func (v *Validator) Check(pass string, before, after *ir.Graph) error {
 		// through the input's original geometry: a graph may transpose an
 		// input in place, which a functional graph leaves to its caller
 		w, g := sameGeometry(want.Inputs[i], inputs[i]), sameGeometry(got.Inputs[i], inputs[i])
-		if m := Compare(w, g, v.Tol); m != nil {
+		if m := interp.Compare(w, g, v.Tol); m != nil {
 			what := fmt.Sprintf("input %s (its final contents: an input mutation)", in.Name)
 			return v.mismatch(pass, before, after, inputs, what, m)
 		}
@@ -130,12 +133,12 @@ func (v *Validator) Check(pass string, before, after *ir.Graph) error {
 }
 
 // runCached runs g, reusing the last run when it ran g on these inputs.
-func (v *Validator) runCached(g *ir.Graph, inputs []any) (*Result, error) {
+func (v *Validator) runCached(g *ir.Graph, inputs []any) (*interp.Result, error) {
 	key := [2]uint64{passes.Hash(g), fingerprint(inputs)}
 	if v.cacheRes != nil && key == v.cacheKey {
 		return v.cacheRes, v.cacheErr
 	}
-	res, err := Run(g, CopyValues(inputs), v.Options)
+	res, err := interp.Run(g, interp.CopyValues(inputs), v.Options)
 	v.cacheKey, v.cacheRes, v.cacheErr = key, res, err
 	return res, err
 }
@@ -145,7 +148,7 @@ func fingerprint(xs []any) uint64 {
 	h := fnv.New64a()
 	for _, x := range xs {
 		switch t := x.(type) {
-		case *Tensor:
+		case *interp.Tensor:
 			fmt.Fprint(h, t.String())
 			h.Write(t.Storage.Data)
 		default:
@@ -157,12 +160,12 @@ func fingerprint(xs []any) uint64 {
 
 // sameGeometry views a final input through the geometry it started with.
 func sameGeometry(final, start any) any {
-	f, ok1 := final.(*Tensor)
-	s, ok2 := start.(*Tensor)
+	f, ok1 := final.(*interp.Tensor)
+	s, ok2 := start.(*interp.Tensor)
 	if !ok1 || !ok2 || f.Storage == nil || int64(len(f.Storage.Data)) < int64(len(s.Storage.Data)) {
 		return final
 	}
-	return &Tensor{DType: s.DType, Shape: s.Shape, Strides: s.Strides, Offset: s.Offset, Storage: f.Storage}
+	return &interp.Tensor{DType: s.DType, Shape: s.Shape, Strides: s.Strides, Offset: s.Offset, Storage: f.Storage}
 }
 
 // sameSignature explains why before and after cannot run on the same
@@ -197,7 +200,7 @@ func outputName(g *ir.Graph, i int) string {
 
 // mismatch reports a differing output, located at the first intermediate
 // value (by name, in the after graph's order) that differs.
-func (v *Validator) mismatch(pass string, before, after *ir.Graph, inputs []any, what string, m *Mismatch) error {
+func (v *Validator) mismatch(pass string, before, after *ir.Graph, inputs []any, what string, m *interp.Mismatch) error {
 	msg := fmt.Sprintf("%s changed: %s", what, m)
 	v.record(pass, "failed", msg)
 	first := v.firstDifference(before, after, inputs)
@@ -222,8 +225,8 @@ func (v *Validator) fail(pass string, after *ir.Graph, at *ir.Node, msg string) 
 func (v *Validator) firstDifference(before, after *ir.Graph, inputs []any) *ir.Node {
 	opts := v.Options
 	opts.KeepValues = true
-	want, err1 := Run(before, CopyValues(inputs), opts)
-	got, err2 := Run(after, CopyValues(inputs), opts)
+	want, err1 := interp.Run(before, interp.CopyValues(inputs), opts)
+	got, err2 := interp.Run(after, interp.CopyValues(inputs), opts)
 	if err1 != nil || err2 != nil {
 		return nil
 	}
@@ -231,7 +234,7 @@ func (v *Validator) firstDifference(before, after *ir.Graph, inputs []any) *ir.N
 		for _, r := range n.Results {
 			w, ok1 := want.Values[r.Name]
 			g, ok2 := got.Values[r.Name]
-			if r.Name != "" && ok1 && ok2 && Compare(w, g, v.Tol) != nil {
+			if r.Name != "" && ok1 && ok2 && interp.Compare(w, g, v.Tol) != nil {
 				return n
 			}
 		}
@@ -256,112 +259,6 @@ func (v *Validator) Summary() string {
 func IsMismatch(err error) bool {
 	var d *diag.Diagnostic
 	return errors.As(err, &d) && d.Code == CodeTV
-}
-
-// CopyValues deep-copies runtime values: tensors get new storages (inputs
-// that shared a storage still share their copy), so a run cannot disturb
-// another's inputs.
-func CopyValues(xs []any) []any {
-	storages := map[*Storage]*Storage{}
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = copyValue(x, storages)
-	}
-	return out
-}
-
-func copyValue(x any, storages map[*Storage]*Storage) any {
-	switch v := x.(type) {
-	case *Tensor:
-		st := storages[v.Storage]
-		if st == nil {
-			st = &Storage{Data: append([]byte(nil), v.Storage.Data...), Device: v.Storage.Device}
-			storages[v.Storage] = st
-		}
-		return &Tensor{DType: v.DType, Shape: clone64(v.Shape), Strides: clone64(v.Strides), Offset: v.Offset, Storage: st}
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = copyValue(e, storages)
-		}
-		return out
-	}
-	return x
-}
-
-// CloneGraph deep-copies g: new values and nodes with the same names,
-// types, positions and registry ops (passes.Manager's Snapshot).
-func CloneGraph(g *ir.Graph) *ir.Graph {
-	c := ir.NewGraph(g.Name)
-	c.ReturnForm, c.Pos = g.ReturnForm, g.Pos
-	vm := map[*ir.Value]*ir.Value{}
-	for _, v := range g.Inputs {
-		nv := c.AddInput(v.Name, cloneType(v.Type), v.Pos)
-		nv.Annot, nv.Attrs = cloneType(v.Annot), append(ir.Attrs(nil), v.Attrs...)
-		vm[v] = nv
-	}
-	for _, n := range g.Nodes {
-		nn := c.NewNode(n.Name, n.Target, n.Form, mapArgs(n.Args, vm), mapKwargs(n.Kwargs, vm), len(n.Results))
-		nn.Op, nn.Pos, nn.Stack, nn.Attrs = n.Op, n.Pos, n.Stack, append(ir.Attrs(nil), n.Attrs...)
-		for i, r := range n.Results {
-			nr := nn.Results[i]
-			nr.Name, nr.Type, nr.Annot, nr.Pos = r.Name, cloneType(r.Type), cloneType(r.Annot), r.Pos
-			nr.Attrs = append(ir.Attrs(nil), r.Attrs...)
-			vm[r] = nr
-		}
-		c.Append(nn)
-	}
-	c.SetOutputs(mapArgs(g.Outputs, vm))
-	return c
-}
-
-func cloneType(t ir.Type) ir.Type {
-	if t.Tensor != nil {
-		t.Tensor = t.Tensor.Clone()
-	}
-	if t.Elems != nil {
-		elems := make([]ir.Type, len(t.Elems))
-		for i, e := range t.Elems {
-			elems[i] = cloneType(e)
-		}
-		t.Elems = elems
-	}
-	return t
-}
-
-func mapArgs(args []ir.Arg, vm map[*ir.Value]*ir.Value) []ir.Arg {
-	if args == nil {
-		return nil
-	}
-	out := make([]ir.Arg, len(args))
-	for i, a := range args {
-		out[i] = mapArg(a, vm)
-	}
-	return out
-}
-
-func mapArg(a ir.Arg, vm map[*ir.Value]*ir.Value) ir.Arg {
-	switch a.Kind {
-	case ir.ArgValue:
-		if nv, ok := vm[a.Value]; ok {
-			a.Value = nv
-		}
-	case ir.ArgList, ir.ArgTuple, ir.ArgDict:
-		a.Elems = mapArgs(a.Elems, vm)
-		a.Keys = mapArgs(a.Keys, vm)
-	}
-	return a
-}
-
-func mapKwargs(kws []ir.Kwarg, vm map[*ir.Value]*ir.Value) []ir.Kwarg {
-	if kws == nil {
-		return nil
-	}
-	out := make([]ir.Kwarg, len(kws))
-	for i, k := range kws {
-		out[i] = ir.Kwarg{Name: k.Name, Arg: mapArg(k.Arg, vm)}
-	}
-	return out
 }
 
 func firstLine(s string) string {

@@ -1,7 +1,8 @@
-package interp
+package tv
 
 import (
 	"flag"
+	"github.com/kiln-compiler/kiln/interp"
 	"strings"
 	"testing"
 
@@ -24,10 +25,10 @@ import (
 // the existing passes, validated before and after every pass on the same
 // random inputs. Graphs whose inputs have no types get them from the
 // programs in their headers; graphs larger than the element budget are
-// skipped unless -interp.full is given (the real-world corpus holds
+// skipped unless -tv.full is given (the real-world corpus holds
 // 67M-element inputs and 40-GFLOP matmuls).
 
-var tvFull = flag.Bool("interp.full", false, "validate every testdata graph, however large")
+var tvFull = flag.Bool("tv.full", false, "validate every testdata graph, however large")
 
 // tvBudget bounds the elements a graph's annotated values may hold.
 const tvBudget = 4 << 20
@@ -63,17 +64,17 @@ func validatePipeline(t *testing.T, pipeline string, graphs []testgraphs.Graph) 
 }
 
 func validateOne(t *testing.T, name, pipeline string, g *ir.Graph, types map[string]ir.Type) tvOutcome {
-	if n := testgraphs.Elements(g, DefaultSymValue); n > tvBudget && !*tvFull {
-		return tvOutcome{name, "skipped", "over the element budget (-interp.full runs it)"}
+	if n := testgraphs.Elements(g, interp.DefaultSymValue); n > tvBudget && !*tvFull {
+		return tvOutcome{name, "skipped", "over the element budget (-tv.full runs it)"}
 	}
 	for _, in := range g.Inputs { // fakeprop types what the header types
 		if ty, ok := types[in.Name]; ok && !in.Type.IsKnown() {
 			in.Type = ty
 		}
 	}
-	opts := Options{Seed: 1, InputTypes: types, CheckTypes: true}
+	opts := interp.Options{Seed: 1, InputTypes: types, CheckTypes: true}
 	// the graph as given must run (or fail for a reason the report names)
-	before := CloneGraph(g)
+	before := ir.Clone(g)
 	pipe, err := passes.Parse(pipeline)
 	require.NoError(t, err)
 	v := &Validator{Options: opts}
@@ -104,9 +105,9 @@ func validateOne(t *testing.T, name, pipeline string, g *ir.Graph, types map[str
 		return tvOutcome{name, "stopped", "the pipeline stopped on diagnostics: " + firstError(ctx)}
 	}
 	// no pass changed the graph: run it once to show it runs
-	inputs, err := MakeInputs(before, opts)
+	inputs, err := interp.MakeInputs(before, opts)
 	if err == nil {
-		_, err = Run(before, inputs, opts)
+		_, err = interp.Run(before, inputs, opts)
 	}
 	if err != nil {
 		return tvOutcome{name, "skipped", "unchanged by every pass; does not run: " + firstLine(err.Error())}

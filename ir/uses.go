@@ -1,8 +1,8 @@
 package ir
 
-// Additive helper owned by passes/functionalize (and used by passes/vmap):
-// bulk rewrites that set Node.Args and Graph.Nodes directly, then restore
-// the use lists once, in time linear in the graph.
+// Use lists after bulk rewrites (passes/build, functionalize, vmap): a pass
+// sets Node.Args and Graph.Nodes directly, then restores the use lists
+// once, in time linear in the graph.
 
 // RebuildUses recomputes every value's use list and output-use count from
 // the nodes' arguments and the graph outputs. A pass that rewrites many

@@ -5,7 +5,7 @@ import "fmt"
 // Eval kernel for the align pass's assertion op, kiln::assert_alignment
 // (passes/align): PyTorch's assert_alignment (torch/csrc/dynamo/guards.cpp)
 // checks storage_offset * itemsize % alignment and fails with the message
-// below. Owned by passes/align until interp adopts it.
+// below.
 func init() {
 	register(kAssertAlignment, "kiln::assert_alignment")
 }

@@ -1,7 +1,9 @@
-package interp
+package tv
 
 import (
 	"bytes"
+	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/interp"
 	"testing"
 
 	"github.com/kiln-compiler/kiln/diag"
@@ -66,7 +68,7 @@ func runPipeline(t *testing.T, pipeline string) (*Validator, error) {
 	pipe, err := passes.Parse(pipeline)
 	require.NoError(t, err)
 	var log bytes.Buffer
-	v := &Validator{Options: Options{Seed: 3}, Log: &log}
+	v := &Validator{Options: interp.Options{Seed: 3}, Log: &log}
 	m := passes.Manager{}
 	v.Install(&m)
 	_, err = m.Run(pipe, passes.NewContext(passes.Config{}), g)
@@ -104,9 +106,9 @@ func TestValidatorPassesGoodPipeline(t *testing.T) {
 	}
 }
 
-func TestCloneGraphIsDeep(t *testing.T) {
+func TestCloneIsDeep(t *testing.T) {
 	g := parseGraph(t, tvGraphSrc)
-	c := CloneGraph(g)
+	c := ir.Clone(g)
 	assert.Equal(t, g.String(), c.String())
 	require.NoError(t, ir.Verify(c, ir.StageParsed))
 	c.Nodes[1].Results[0].Type.Tensor.Shape[0] = sym3()
@@ -123,3 +125,11 @@ func TestCloneGraphIsDeep(t *testing.T) {
 }
 
 func sym3() sym.Expr { return sym.Const(4) }
+
+func parseGraph(t *testing.T, src string) *ir.Graph {
+	t.Helper()
+	res, err := fx.Parse("test.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Module.Graphs)
+	return res.Module.Graphs[0]
+}

@@ -1,4 +1,4 @@
-package functionalize
+package build
 
 import "github.com/kiln-compiler/kiln/ir"
 

@@ -3,8 +3,9 @@ package ops
 // Facts the functionalize pass needs about views, beyond Op.ViewInverse:
 // how a mutated view is written back into its base when no scatter op
 // exists (FunctionalInverses.cpp), and which range of its input a piece of
-// a multi-result view covers. Additive helper owned by passes/functionalize;
-// InverseKind is meant to become a field of Entry.
+// a multi-result view covers. (Op.ViewInverse, the scatter inverse, is in
+// views.go; InverseKind, declared per op here, is meant to become a field
+// of Entry so that both facts sit in the op's one table row.)
 
 import (
 	"fmt"
@@ -143,4 +144,14 @@ func (e *Env) ReserveStorage(id ir.StorageID) {
 	if id > e.nextStorage {
 		e.nextStorage = id
 	}
+}
+
+var inverseNames = [...]string{"", "scatter", "reshape", "dtype", "alias", "self", "permute", "squeeze-dim", "unsqueeze-to", "piece", "unbind", "expand"}
+
+// String names the inverse kind ("" for InverseUnknown).
+func (k InverseKind) String() string {
+	if int(k) < len(inverseNames) {
+		return inverseNames[k]
+	}
+	return fmt.Sprintf("InverseKind(%d)", k)
 }

@@ -1,4 +1,7 @@
-package functionalize
+// Package build is the node builder the graph-rewriting passes share
+// (functionalize, vmap): it appends nodes named as FX names them, typed
+// through their ops' meta rules (ops.TypeNode), in one forward sweep.
+package build
 
 import (
 	"fmt"
@@ -85,7 +88,7 @@ func (b *Builder) CallOp(op *ops.Op, base string, args []ir.Arg, kwargs []ir.Kwa
 			r.Name = b.Names.Fresh("getitem")
 		}
 	}
-	if err := op.CheckCall(len(args), kwNames(kwargs)); err != nil {
+	if err := op.CheckCall(len(args), KwNames(kwargs)); err != nil {
 		return nil, fmt.Errorf("internal: %v", err)
 	}
 	if err := b.typeNode(n); err != nil {
@@ -93,7 +96,7 @@ func (b *Builder) CallOp(op *ops.Op, base string, args []ir.Arg, kwargs []ir.Kwa
 			return nil, &TypeError{Node: n, Err: err}
 		}
 		for _, r := range n.Results {
-			r.Type = freshType(fallback)
+			r.Type = FreshType(fallback)
 		}
 	}
 	b.Out = append(b.Out, n)
@@ -131,25 +134,18 @@ func inputsTyped(n *ir.Node) bool {
 func (b *Builder) Type(n *ir.Node) bool { return b.typeNode(n) == nil }
 
 func (b *Builder) typeNode(n *ir.Node) error {
-	op, ok := n.Op.(*ops.Op)
-	if !ok || op == nil || op.Meta == nil {
-		return fmt.Errorf("no meta rule")
+	op, _ := n.Op.(*ops.Op)
+	return ops.TypeNode(b.Env, op, n)
+}
+
+// FreshType is t for a value that owns new memory: storage unknown.
+func FreshType(t ir.Type) ir.Type {
+	if t.Kind != ir.KindTensor || t.Tensor == nil {
+		return t
 	}
-	c, err := ops.Bind(n)
-	if err != nil {
-		return err
-	}
-	types, err := op.Meta(b.Env, c)
-	if err != nil {
-		return err
-	}
-	if len(types) < len(n.Results) {
-		return fmt.Errorf("%d results typed, %d used", len(types), len(n.Results))
-	}
-	for i, r := range n.Results {
-		r.Type = types[i]
-	}
-	return nil
+	c := t.Tensor.Clone()
+	c.Storage = 0
+	return ir.TensorOf(c)
 }
 
 // BaseName is the name FX gives a call of op: the op's name, with
@@ -181,7 +177,8 @@ func NameMatches(name, base string) bool {
 	return true
 }
 
-func kwNames(kw []ir.Kwarg) []string {
+// KwNames are the keyword names of a call, for ops.Op.CheckCall.
+func KwNames(kw []ir.Kwarg) []string {
 	out := make([]string, len(kw))
 	for i, k := range kw {
 		out[i] = k.Name
