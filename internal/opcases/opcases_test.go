@@ -51,7 +51,6 @@ type data struct {
 // pending lists cases kiln does not pass yet, with the reason; the test
 // fails on any other failure and on a pending case that now passes.
 var pending = map[string]string{
-	"diag_vec":        "make_fx decomposes diag of a vector into diag_embed, which kiln has no rule for yet",
 	"view_as_complex": "interp has no complex arithmetic yet (mul on complex64); the views and casts themselves pass",
 }
 
