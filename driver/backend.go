@@ -109,7 +109,13 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		if len(res.Passes) < len(pipe.Steps) { // stopped by a diagnostic
 			continue
 		}
-		out = append(out, newProgram(g, u, res.Passes))
+		p := newProgram(g, u, res.Passes)
+		if run.Stages == nil { // no report: keep only ir_pre_fusion's text
+			for i := range p.Passes {
+				p.Passes[i].Text = ""
+			}
+		}
+		out = append(out, p)
 	}
 	for _, d := range ProvenanceRemarks(run, out) {
 		run.Diags.Add(d)

@@ -37,7 +37,9 @@ func BenchmarkCompileStages(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n}))
+			// At 1M nodes, 200k separate weights make a 7 MB signature line,
+			// past limits.LineBytes: the layers share theirs.
+			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n, SharedWeights: n >= 1_000_000}))
 			st := stageTimer{}
 			var nodes int
 			b.ReportAllocs()

@@ -46,7 +46,7 @@ const chain = `def forward(self, x: "f32[4, 8]"):
 // hashed, -print-after works on it, and its output is kept for the report.
 func TestBackendStagesRunThroughManager(t *testing.T) {
 	var dump bytes.Buffer
-	opts := driver.Options{Pipeline: driver.CompilePipeline, Manager: passes.Manager{Out: &dump,
+	opts := driver.Options{Pipeline: driver.CompilePipeline, Record: true, Manager: passes.Manager{Out: &dump,
 		PrintAfter: map[string]bool{"fuse": true, "cuda": true}}}
 	run, err := driver.Compile(driver.Input{Name: "chain.fx", Src: []byte(chain)}, opts)
 	require.NoError(t, err)
@@ -71,6 +71,16 @@ func TestBackendStagesRunThroughManager(t *testing.T) {
 	assert.Contains(t, dump.String(), "# -- IR after fuse (changed=true) --\n")
 	assert.Contains(t, dump.String(), "# -- IR after cuda (changed=false) --\n"+p.CUDA)
 	assert.NotContains(t, dump.String(), "IR after lower ")
+
+	// Without a report only ir_pre_fusion's text is kept.
+	opts.Record = false
+	run, err = driver.Compile(driver.Input{Name: "chain.fx", Src: []byte(chain)}, opts)
+	require.NoError(t, err)
+	progs, err = driver.Backend(run, driver.BackendOptions{Go: true})
+	require.NoError(t, err)
+	assert.Equal(t, p.PreFusion, progs[0].PreFusion)
+	assert.Empty(t, progs[0].Passes[0].Text)
+	assert.NotZero(t, progs[0].Passes[0].Duration)
 }
 
 func TestBackendPipelineText(t *testing.T) {

@@ -1,10 +1,6 @@
 package interp
 
-import (
-	"math"
-
-	"github.com/kiln-compiler/kiln/ir"
-)
+import "github.com/kiln-compiler/kiln/ir"
 
 // Complex elements. A complex storage holds (re, im) pairs of its part type
 // (complex32: two f16, complex64: two f32, complex128: two f64), as
@@ -51,5 +47,61 @@ func storeC(dt ir.DType, b []byte, off int64, v cplx) {
 	storeF(part, b, 2*off+1, v.im)
 }
 
-// isNaNC reports a NaN in either half.
-func isNaNC(v cplx) bool { return math.IsNaN(v.re) || math.IsNaN(v.im) }
+// complexElementwise evaluates f over broadcast operands in complex128 and
+// rounds each result once into result's parts (real operands enter with a
+// zero imaginary part).
+func complexElementwise(result ir.DType, f func([]complex128) complex128, in []operand) (*Tensor, error) {
+	var shapes [][]int64
+	for _, o := range in {
+		if o.t != nil {
+			shapes = append(shapes, o.t.Shape)
+		}
+	}
+	dev, err := commonDevice(in)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := broadcastShapes(shapes...)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]*Tensor, len(in))
+	for j, o := range in {
+		if o.t != nil {
+			views[j] = expandTo(o.t, shape)
+		}
+	}
+	out, err := Empty(result, shape, nil, dev)
+	if err != nil {
+		return nil, err
+	}
+	offs := make([][]int64, len(in))
+	for j, v := range views {
+		if v != nil {
+			offs[j] = v.offsets()
+		}
+	}
+	xs := make([]complex128, len(in))
+	for i := int64(0); i < out.Numel(); i++ {
+		for j, o := range in {
+			switch {
+			case o.t == nil && o.dt.IsFloat():
+				xs[j] = complex(o.f, 0)
+			case o.t == nil:
+				xs[j] = complex(float64(o.i), 0)
+			case o.t.DType.IsComplex():
+				c := loadC(o.t.DType, o.t.Storage.Data, offs[j][i])
+				xs[j] = complex(c.re, c.im)
+			default:
+				xs[j] = complex(loadF(o.t.DType, o.t.Storage.Data, offs[j][i]), 0)
+			}
+		}
+		v := f(xs)
+		if result.IsComplex() {
+			storeC(result, out.Storage.Data, i, cplx{re: real(v), im: imag(v)})
+		} else {
+			storeF(result, out.Storage.Data, i, real(v))
+		}
+	}
+	return out, nil
+}

@@ -60,6 +60,9 @@ type ewKernel struct {
 	// rounded to a reduced computation dtype (mul/div/add kernels read
 	// iter.original_scalar_value<opmath_t>).
 	opmathScalar bool
+	// c is the complex formula (nil: the op is not defined for complex
+	// dtypes in the interpreter).
+	c func(xs []complex128) complex128
 }
 
 // ewSpec says how an elementwise op types its result.
@@ -90,7 +93,7 @@ func (s ewSpec) promote(opsIn []operand) (compute, result ir.DType, err error) {
 	if s.outType.Valid() {
 		result = s.outType
 	}
-	if compute.IsComplex() || compute.Category() == ir.CatBits {
+	if compute.Category() == ir.CatBits {
 		return 0, 0, fmt.Errorf("%s: dtype %s is not supported by the interpreter", s.opName, compute)
 	}
 	return compute, result, nil
@@ -119,6 +122,12 @@ func elementwise(spec ewSpec, k ewKernel, in []operand) (*Tensor, error) {
 
 // elementwiseAs runs k with an explicit computation and result dtype.
 func elementwiseAs(name string, compute, result ir.DType, k ewKernel, in []operand) (*Tensor, error) {
+	if compute.IsComplex() || result.IsComplex() {
+		if k.c == nil {
+			return nil, fmt.Errorf("%s: dtype %s is not supported by the interpreter", name, compute)
+		}
+		return complexElementwise(result, k.c, in)
+	}
 	floatLane := isFloatLane(compute)
 	if floatLane && k.f == nil || !floatLane && k.i == nil {
 		return nil, fmt.Errorf("\"%s\" not implemented for '%s'", name, scalarTypeName(compute))

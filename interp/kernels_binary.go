@@ -87,9 +87,11 @@ var mulKernel = ewKernel{
 	f:            fl2(func(a, b float64) float64 { return a * b }),
 	i:            in2(func(a, b int64) int64 { return a * b }),
 	opmathScalar: true,
+	c:            func(x []complex128) complex128 { return x[0] * x[1] },
 }
 
-var divKernel = ewKernel{f: fl2(func(a, b float64) float64 { return a / b }), opmathScalar: true}
+var divKernel = ewKernel{f: fl2(func(a, b float64) float64 { return a / b }), opmathScalar: true,
+	c: func(x []complex128) complex128 { return x[0] / x[1] }}
 
 // addAlpha is a + sign·alpha·b with add's alpha checks.
 func addAlpha(name string, a, b, alpha any, sign float64) (*Tensor, error) {
@@ -113,7 +115,7 @@ func addAlpha(name string, a, b, alpha any, sign float64) (*Tensor, error) {
 	af, isFloat := alpha.(float64)
 	_, isBool := alpha.(bool)
 	switch {
-	case isFloat && !compute.IsFloat():
+	case isFloat && !compute.IsFloat() && !compute.IsComplex():
 		return nil, fmt.Errorf("For integral input tensors, argument alpha must not be a floating point number.")
 	case isBool && compute != ir.Bool:
 		return nil, fmt.Errorf("Boolean alpha only supported for Boolean results.")
@@ -133,6 +135,7 @@ func addAlpha(name string, a, b, alpha any, sign float64) (*Tensor, error) {
 		}),
 		i:            in2(func(x, y int64) int64 { return x + ai*y }),
 		opmathScalar: true,
+		c:            func(x []complex128) complex128 { return x[0] + complex(af, 0)*x[1] },
 	}
 	return elementwise(spec, k, []operand{oa, ob})
 }

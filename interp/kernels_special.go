@@ -92,6 +92,125 @@ func kDiag(c *call) ([]any, error) {
 	return nil, fmt.Errorf("diag(): Supports 1D or 2D tensors. Got %dD", t.Dim())
 }
 
+// kFusedRMSNorm is (x · rstd · weight, rstd) with rstd = 1/sqrt(mean(x²) +
+// eps) over the normalized dims (eps None: float32's machine epsilon for
+// float32 and reduced floats, as PyTorch computes in float32);
+// rstd is float32 for reduced floats.
+func kFusedRMSNorm(c *call) ([]any, error) {
+	x, err := c.tensor("input")
+	if err != nil {
+		return nil, err
+	}
+	norm, err := c.intList("normalized_shape")
+	if err != nil {
+		return nil, err
+	}
+	w, err := c.optTensor("weight")
+	if err != nil {
+		return nil, err
+	}
+	eps := machineEps(opmath(x.DType)) // finfo of the computation dtype: float32 for bf16
+	if !c.isNone("eps") {
+		if eps, err = c.float("eps"); err != nil {
+			return nil, err
+		}
+	}
+	if len(norm) > x.Dim() {
+		return nil, fmt.Errorf("_fused_rms_norm: normalized_shape has more dims than the input")
+	}
+	inner := numel(norm)
+	rows := x.Numel() / max(inner, 1)
+	xs, ws := x.Floats(), floatsOrNil(w)
+	out, rstd := make([]float64, len(xs)), make([]float64, rows)
+	for r := int64(0); r < rows; r++ {
+		s := 0.0
+		for j := int64(0); j < inner; j++ {
+			v := xs[r*inner+j]
+			s += v * v
+		}
+		rstd[r] = 1 / math.Sqrt(s/float64(inner)+eps)
+		for j := int64(0); j < inner; j++ {
+			v := xs[r*inner+j] * rstd[r]
+			if ws != nil {
+				v *= ws[j]
+			}
+			out[r*inner+j] = v
+		}
+	}
+	statShape := clone64(x.Shape[:x.Dim()-len(norm)])
+	for range norm {
+		statShape = append(statShape, 1)
+	}
+	statDT := x.DType
+	if x.DType.IsReducedFloat() {
+		statDT = ir.F32
+	}
+	return []any{FromFloatsOn(x.DType, x.Shape, out, x.Device()), FromFloatsOn(statDT, statShape, rstd, x.Device())}, nil
+}
+
+// machineEps is torch.finfo(dt).eps.
+func machineEps(dt ir.DType) float64 {
+	switch dt {
+	case ir.F64:
+		return 0x1p-52
+	case ir.F16:
+		return 0x1p-10
+	case ir.BF16:
+		return 0x1p-7
+	}
+	return 0x1p-23
+}
+
+// kScaledMM is (self @ mat2) · scale_a · scale_b (+ bias), accumulated in
+// float64 and rounded once into out_dtype; per-tensor scales only.
+func kScaledMM(c *call) ([]any, error) {
+	a, b, err := c.tensor2("self", "mat2")
+	if err != nil {
+		return nil, err
+	}
+	sa, sb, err := c.tensor2("scale_a", "scale_b")
+	if err != nil {
+		return nil, err
+	}
+	if sa.Numel() != 1 || sb.Numel() != 1 {
+		return nil, fmt.Errorf("_scaled_mm: the interpreter supports per-tensor scales only")
+	}
+	bias, err := c.optTensor("bias")
+	if err != nil {
+		return nil, err
+	}
+	dt, ok, err := c.dtype("out_dtype")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		dt = a.DType
+	}
+	if a.Dim() != 2 || b.Dim() != 2 || a.Shape[1] != b.Shape[0] {
+		return nil, fmt.Errorf("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)", a.Shape[0], a.Shape[1], b.Shape[0], b.Shape[1])
+	}
+	m, k, n := a.Shape[0], a.Shape[1], b.Shape[1]
+	av, bv, scale := a.Floats(), b.Floats(), sa.Floats()[0]*sb.Floats()[0]
+	var biasV []float64
+	if bias != nil {
+		biasV = bias.Floats()
+	}
+	out := make([]float64, m*n)
+	for i := int64(0); i < m; i++ {
+		for j := int64(0); j < n; j++ {
+			s := 0.0
+			for p := int64(0); p < k; p++ {
+				s += av[i*k+p] * bv[p*n+j]
+			}
+			out[i*n+j] = s * scale
+			if biasV != nil {
+				out[i*n+j] += biasV[j%int64(len(biasV))]
+			}
+		}
+	}
+	return one(FromFloatsOn(dt, []int64{m, n}, out, a.Device()))
+}
+
 func abs(x int64) int64 {
 	if x < 0 {
 		return -x
@@ -247,6 +366,8 @@ func init() {
 	register(selfK(kViewAsComplex), "view_as_complex")
 	register(selfK(kConjView), "_conj", "conj")
 	register(kDiag, "diag")
+	register(kFusedRMSNorm, "_fused_rms_norm")
+	register(kScaledMM, "_scaled_mm")
 	register(kNormScalarOptDim, "norm.ScalarOpt_dim")
 	register(kRoundDecimals, "round.decimals")
 	register(kPolygamma, "polygamma")

@@ -15,9 +15,10 @@ var (
 	// InputBytes bounds one input file (FX text or a trace). Flag: -max-input-bytes.
 	InputBytes int64 = DefaultInputBytes
 	// LineBytes bounds one logical line (physical lines joined while a
-	// bracket is open). Longer lines make no sense in FX text and, past a
-	// few MB, make the expression parser's memory grow many-fold.
-	LineBytes = 4 << 20
+	// bracket is open). Past a few MB the expression parser's memory grows
+	// many-fold; a real graph's signature with 10^5 weights passes it,
+	// though. Flag: -max-line-bytes.
+	LineBytes = DefaultLineBytes
 )
 
 // Bounds on the graph.
@@ -46,6 +47,7 @@ var (
 // Defaults of the bounds a flag can change (flags reset to these).
 const (
 	DefaultInputBytes  = 256 << 20
+	DefaultLineBytes   = 4 << 20
 	DefaultTensorBytes = 1 << 30
 	DefaultRunBytes    = 3 << 30
 )

@@ -28,7 +28,7 @@ func backwardTable() []Entry {
 		act("softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor", gs...),
 		act("mish_backward(Tensor grad_output, Tensor self) -> Tensor", gs...),
 		act("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", "grad_output", "self", "target"),
-		act("glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor", "self"),
+		n("glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor", likeArg("self")),
 		n("glu(Tensor self, int dim=-1) -> Tensor", selfRule(metaGlu)),
 		n("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", metaMSELoss),
 		n("_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", selfRule(metaAdaptivePool2d)),

@@ -26,6 +26,8 @@ func miscTable11() []Entry {
 		{Schema: "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
 		{Schema: "norm.Scalar(Tensor self, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: reduction(outRealFloat)},
 		{Schema: "diag(Tensor self, int diagonal=0) -> Tensor", Kind: KindShape, Meta: selfRule(metaDiag)},
+		{Schema: "_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor",
+			Kind: KindExtern, Meta: metaScaledMM},
 		{Schema: "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", Kind: KindNN, Meta: metaFusedRMSNorm},
 	}
 }
@@ -134,6 +136,30 @@ func abs64(x int64) int64 {
 	return x
 }
 
+// metaScaledMM is a float8 matmul: [M, K] @ [K, N] -> [M, N] of out_dtype
+// (self's dtype when None), row-major.
+func metaScaledMM(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := tensorsOf(c, "self", "mat2")
+	if err != nil {
+		return nil, err
+	}
+	a, b := ts[0], ts[1]
+	if a.Rank() != 2 || b.Rank() != 2 {
+		return nil, Errorf(CodeShape, "", "self must be a matrix")
+	}
+	if eq, known := env.eqSize(a.Shape[1], b.Shape[0]); known && !eq {
+		return nil, Errorf(CodeShape, "", "mat1 and mat2 shapes cannot be multiplied (%sx%s and %sx%s)", a.Shape[0], a.Shape[1], b.Shape[0], b.Shape[1])
+	}
+	dt, ok, err := c.DType("out_dtype")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		dt = a.DType
+	}
+	return one(env.Contiguous(dt, []sym.Expr{a.Shape[0], b.Shape[1]}, a.Device)), nil
+}
+
 // metaFusedRMSNorm returns (out like input, rstd with the normalized dims
 // kept as 1), as torch/_decomp's rms_norm: rstd is float32 for reduced
 // floats.
@@ -161,4 +187,86 @@ func metaFusedRMSNorm(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return []ir.Type{ir.TensorOf(env.Contiguous(in.DType, copyExprs(in.Shape), in.Device)),
 		ir.TensorOf(env.Contiguous(statDT, stat, in.Device))}, nil
+}
+
+// attentionCPUTable: the CPU flash attention AOT graphs keep (SDPA on the
+// CPU under torch.compile) and flatten, as torch.export prints it.
+func attentionCPUTable() []Entry {
+	return []Entry{
+		{Schema: "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)",
+			Kind: KindNN, Meta: metaSDPAFlashCPU},
+		{Schema: "_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
+			Kind: KindNN, Meta: metaSDPAFlashCPUBackward},
+		{Schema: "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaFlatten)},
+	}
+}
+
+// bmhk lays out a [B, H, M, K] tensor with M outside H in memory (strides
+// M·H·K, K, H·K, 1), as the CPU flash kernel allocates its results.
+func (env *Env) bmhk(dt ir.DType, shape []sym.Expr, dev ir.Device) *ir.TensorType {
+	return env.Fresh(dt, shape, stridesInOrder(shape, []int{0, 2, 1, 3}), dev)
+}
+
+// metaSDPAFlashCPU: output [B, H, M, Kv] in BMHK layout; logsumexp
+// [B, H, M] float32 (the accumulation type) with H innermost.
+func metaSDPAFlashCPU(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := tensorsOf(c, "query", "key", "value")
+	if err != nil {
+		return nil, err
+	}
+	q, v := ts[0], ts[2]
+	if q.Rank() != 4 || v.Rank() != 4 {
+		return nil, Errorf(CodeShape, "", "scaled_dot_product_attention_flash_attention: Accept only 4 dims inputs shape of {B, H, T, K}")
+	}
+	b, h, m := q.Shape[0], q.Shape[1], q.Shape[2]
+	lseDT := q.DType
+	if q.DType.IsReducedFloat() {
+		lseDT = ir.F32
+	}
+	lse := env.Fresh(lseDT, []sym.Expr{b, h, m}, stridesInOrder([]sym.Expr{b, h, m}, []int{0, 2, 1}), q.Device)
+	return []ir.Type{ir.TensorOf(env.bmhk(q.DType, []sym.Expr{b, h, m, v.Shape[3]}, q.Device)), ir.TensorOf(lse)}, nil
+}
+
+// metaSDPAFlashCPUBackward: each gradient has its input's shape in BMHK
+// layout.
+func metaSDPAFlashCPUBackward(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := tensorsOf(c, "query", "key", "value")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ir.Type, 3)
+	for i, t := range ts {
+		if t.Rank() != 4 {
+			return nil, Errorf(CodeShape, "", "scaled_dot_product_attention_flash_attention_backward: Accept only 4 dims inputs shape of {B, H, T, K}")
+		}
+		out[i] = ir.TensorOf(env.bmhk(t.DType, copyExprs(t.Shape), t.Device))
+	}
+	return out, nil
+}
+
+// metaFlatten merges dims start..end into one, as reshape does.
+func metaFlatten(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	if self.Rank() == 0 {
+		return viewOf(self, []sym.Expr{c1}, []sym.Expr{c1}, self.Offset), nil
+	}
+	s, err := c.Dim("start_dim", self.Rank())
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Dim("end_dim", self.Rank())
+	if err != nil {
+		return nil, err
+	}
+	if s > e {
+		return nil, Errorf(CodeDim, "", "flatten() has invalid args: start_dim cannot come after end_dim")
+	}
+	merged := sym.Const(1)
+	for _, x := range self.Shape[s : e+1] {
+		merged = sym.Mul(merged, x)
+	}
+	shape := append(append(copyExprs(self.Shape[:s]), merged), copyExprs(self.Shape[e+1:])...)
+	if strides, ok := env.ComputeStride(self.Shape, stridesOf(self), shape); ok {
+		return viewOf(self, shape, strides, offsetOf(self)), nil
+	}
+	return env.Contiguous(self.DType, shape, self.Device), nil
 }

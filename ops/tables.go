@@ -6,7 +6,7 @@ func builtinTables() []Entry {
 	var all []Entry
 	for _, t := range [][]Entry{
 		pointwiseTable(), viewTable(), castTable(), reduceTable(), factoryTable(), matmulTable(),
-		nnTable(), backwardTable(), miscTable11(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
+		nnTable(), backwardTable(), miscTable11(), attentionCPUTable(), inductorPrimsTable(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
 		conformanceTable(), conformanceTable2(), conformanceTable3(), linalgTable(), fftTable(),
 	} {
 		all = append(all, t...)

@@ -13,8 +13,8 @@ import (
 	"github.com/kiln-compiler/kiln/driver"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/tv"
 	"github.com/kiln-compiler/kiln/limits"
+	"github.com/kiln-compiler/kiln/tv"
 )
 
 // kiln run: execute a graph with the reference interpreter and summarize

@@ -287,6 +287,9 @@ func (h *hostGen) writeTensor(file string, b *lowering.Buffer, l lowering.Layout
 func (h *hostGen) writeScalar(file string, v any) error {
 	var descr, decl string
 	switch x := v.(type) {
+	case nil: // the graph returns None there (a backward graph's unused grads): no file, as the Go main writes none
+		h.e.line("// %s: None", file)
+		return nil
 	case int64:
 		descr, decl = "<i8", "long long v = "+intLit(x)+";"
 	case int:

@@ -96,7 +96,7 @@ func (p *parser) run(src string) error {
 		}
 		p.curPos = diag.Pos{File: p.file, Line: l.segs[0].line, Col: l.segs[0].col0 + 1}
 		if l.tooLong {
-			lerr := limits.Check("line length", int64(len(l.text)), int64(limits.LineBytes), "")
+			lerr := limits.Check("line length", int64(len(l.text)), int64(limits.LineBytes), "-max-line-bytes")
 			return diag.Errorf(p.curPos, "limit", lerr.(*limits.Error).Hint(), "%v", lerr)
 		}
 		if l.unclosed >= 0 && p.mode != outside && p.mode != skipping {

@@ -68,6 +68,8 @@ type builder struct {
 	returned bool
 	warnings []diag.Diagnostic
 	warned   map[string]bool
+	cur      []byte // the line being read, for error columns
+	curLine  int
 }
 
 // Parse reads a trace. Malformed lines give a positioned *diag.Diagnostic
@@ -103,6 +105,12 @@ func Parse(file string, src []byte, opts Options) (*ir.Module, []diag.Diagnostic
 }
 
 func (b *builder) errorf(line, col int, msg, hint, quote string) error {
+	if col == 1 && quote != "" && line == b.curLine {
+		// Point at the offending JSON value, not at the line's start.
+		if i := bytes.Index(b.cur, []byte(quote)); i > 0 {
+			col = i + 1
+		}
+	}
 	if len(quote) > 60 {
 		quote = quote[:60] + "..."
 	}
@@ -113,6 +121,7 @@ func (b *builder) errorf(line, col int, msg, hint, quote string) error {
 }
 
 func (b *builder) line(num int, text []byte) error {
+	b.cur, b.curLine = text, num
 	var rec record
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()

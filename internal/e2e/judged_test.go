@@ -31,6 +31,12 @@ var judged = map[string]judgement{
 			"on values up to 112 (out21), while RMSE against float64 is 0.0646 for eager, interp and go alike " +
 			"(out22 0.0546, out23 0.107 likewise), and same() accepts both on every f32 output (torch 2.15.0); " +
 			"compared at assert_close's bf16 tolerance"},
+	"corpus/042_blenderbot_layer_fwd_ln_attn_softmax_gelu.fx.txt": {interp.DefaultTolerance(ir.BF16),
+		"AMP: the linears run in bf16 and the f32 outputs carry bf16 rounding; issue 13 saw interp and go " +
+			"differ by at most 0.575 on 1216.575 (4.7e-4 relative, 17.7% of elements); the generated Go, judged " +
+			"against eager with kiln's dropout streams, passes same() on every f32 output (out0 RMSE against " +
+			"float64: eager 372, go 374; out11: 4.77 and 4.87). interp was not judged on this graph (hours on " +
+			"a 2-core machine); compared at assert_close's bf16 tolerance"},
 }
 
 func judgementOf(name string) (judgement, bool) {

@@ -63,7 +63,11 @@ func Blocks(cfg Config) string {
 	}
 	var b strings.Builder
 	b.WriteString("class GraphModule(torch.nn.Module):\n    def forward(self, ")
-	for li := 0; li < layers; li++ {
+	weightSets := layers
+	if cfg.SharedWeights {
+		weightSets = 1
+	}
+	for li := 0; li < weightSets; li++ {
 		for pi, p := range t.params {
 			if pi == 0 && li > 0 {
 				continue // a later layer's input is the previous layer's output
@@ -90,7 +94,7 @@ func Blocks(cfg Config) string {
 			}
 			for _, p := range t.params[1:] {
 				if id == p.name {
-					return layerName(id, li, false)
+					return layerName(id, li%weightSets, false)
 				}
 			}
 			return id

@@ -15,6 +15,10 @@ type Config struct {
 	Symbolic bool // batch size is the symbol s0 instead of 8
 	// Mutating adds in-place ops through views (for functionalization).
 	Mutating bool
+	// SharedWeights makes Blocks' layers share one set of weights (an
+	// unrolled weight-tied model): the forward signature stays short at
+	// a million nodes, where 200k weights make one 7 MB line.
+	SharedWeights bool
 }
 
 // Transformer returns FX text of roughly cfg.Nodes nodes: repeated

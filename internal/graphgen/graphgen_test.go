@@ -58,3 +58,27 @@ func TestBlocksTypeCheck(t *testing.T) {
 	})
 	require.Equal(t, 1, outs)
 }
+
+// SharedWeights keeps one set of weights for every layer.
+func TestBlocksSharedWeights(t *testing.T) {
+	src := graphgen.Blocks(graphgen.Config{Nodes: 300, SharedWeights: true})
+	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	g := res.Module.Graphs[0]
+	require.Len(t, g.Inputs, 13)
+	p, err := passes.Parse("fakeprop")
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	require.Equal(t, 5*12, g.Inputs[1].NumUses()+g.Inputs[2].NumUses()+countUses(g, 3, 12), "every layer reads the shared weights")
+}
+
+func countUses(g *ir.Graph, from, to int) int {
+	n := 0
+	for _, v := range g.Inputs[from : to+1] {
+		n += v.NumUses()
+	}
+	return n
+}

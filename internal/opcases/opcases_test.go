@@ -50,9 +50,7 @@ type data struct {
 
 // pending lists cases kiln does not pass yet, with the reason; the test
 // fails on any other failure and on a pending case that now passes.
-var pending = map[string]string{
-	"view_as_complex": "interp has no complex arithmetic yet (mul on complex64); the views and casts themselves pass",
-}
+var pending = map[string]string{}
 
 func TestOpCases(t *testing.T) {
 	src, err := os.ReadFile(dataFile)

@@ -64,6 +64,9 @@ func Collect(root string) ([]Graph, error) {
 	sort.Strings(files)
 	var out []Graph
 	for _, f := range files {
+		if filepath.Base(filepath.Dir(f)) == "hostile" {
+			continue // deliberately broken inputs (cmd/kiln's TestHostileInputs), not example graphs
+		}
 		switch {
 		case strings.HasSuffix(f, ".txtar"):
 			ar, err := txtar.ParseFile(f)

@@ -144,6 +144,11 @@ func (r *run) opNode(n *ir.Node) ([]ir.Type, error) {
 			op, n.Op = found, found
 		}
 	}
+	if op == nil && strings.HasPrefix(n.Target, "higher_order::") {
+		if types := r.hopNode(n); types != nil {
+			return types, nil
+		}
+	}
 	if op == nil || op.Meta == nil {
 		return nil, r.noRule(n, op)
 	}

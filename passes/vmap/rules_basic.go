@@ -42,6 +42,13 @@ func init() {
 	add(newFactoryRule, "new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided")
 	add(itemRule, "_local_scalar_dense")
 	add(symSizeRule, "sym_size")
+	// backward and attention ops whose batch dims do not follow the
+	// generic nn rule (gradients shaped like weights, per-class losses)
+	add(unsupportedRule, "convolution_backward", "native_batch_norm_backward", "native_layer_norm_backward",
+		"embedding_dense_backward", "nll_loss_forward", "nll_loss_backward", "max_pool2d_with_indices_backward",
+		"avg_pool2d_backward", "_adaptive_avg_pool2d_backward", "glu_backward", "mse_loss", "mse_loss_backward",
+		"_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_for_cpu_backward",
+		"_fused_rms_norm", "diag", "view_as_complex", "view_as_real")
 	add(passThroughRule, "layer_norm", "native_layer_norm", "constant_pad_nd", "pad", "tril", "triu", "tril_", "triu_")
 }
 

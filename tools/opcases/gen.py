@@ -15,10 +15,11 @@ import math
 import sys
 
 import torch
+import torch._inductor.inductor_prims  # noqa: F401 - registers prims.inductor_*
 from torch.fx.experimental.proxy_tensor import make_fx
 
 aten = torch.ops.aten
-DT = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
+DT = {torch.float8_e4m3fn: "f8e4m3fn", torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
       torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "b8",
       torch.complex64: "c64", torch.complex128: "c128"}
 
@@ -59,6 +60,44 @@ def case(name, fn, *args, values=True):
     rec = {"name": name, "fx": fx, "inputs": [enc(a) for a in args]}
     if values:
         rec["outputs"] = [enc(o) for o in out]
+    return rec
+
+
+def single(name, op, args, kwargs=None, values=True):
+    """A one-node graph for an op make_fx would decompose: the node's fake
+    type comes from running op under FakeTensorMode."""
+    from operator import getitem
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    kwargs = kwargs or {}
+    mode, g = FakeTensorMode(), torch.fx.Graph()
+    phs, fargs = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor):
+            p = g.placeholder(f"arg{i}_1")
+            p.meta["val"] = mode.from_tensor(a)
+            phs.append(p)
+            fargs.append(p.meta["val"])
+        else:
+            phs.append(a)
+            fargs.append(a)
+    with mode:
+        fake = op(*fargs, **kwargs)
+    n = g.call_function(op, tuple(phs), kwargs)
+    n.meta["val"] = fake
+    outs = [n]
+    if isinstance(fake, (tuple, list)):
+        outs = []
+        for i, f in enumerate(fake):
+            gi = g.call_function(getitem, (n, i))
+            gi.meta["val"] = f
+            outs.append(gi)
+    g.output(tuple(outs))
+    fx = torch.fx.GraphModule(torch.nn.Module(), g).print_readable(print_output=False, include_stride=True, include_device=True)
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    rec = {"name": name, "fx": fx, "inputs": [enc(a) for a in tensors]}
+    if values:
+        out = op(*args, **kwargs)
+        rec["outputs"] = [enc(o) for o in (out if isinstance(out, (tuple, list)) else (out,))]
     return rec
 
 
@@ -137,6 +176,7 @@ def cases():
                     cg, cx, cw))
     # Misc ops real graphs contain.
     out.append(case("diag_vec", lambda x: aten.diag(x, 1), gen(40, 3)))
+    out.append(case("diag_embed_dims", lambda x: aten.diag_embed(x, -1, 0, 2), x34))
     out.append(case("diag_mat", lambda x: aten.diag(x, -1), x34))
     out.append(case("norm_scalaropt_dim", lambda x: aten.norm.ScalarOpt_dim(x, 2, [1], True), x34))
     out.append(case("norm_scalaropt_dim_p1", lambda x: aten.norm.ScalarOpt_dim(x, 1, [0]), x34))
@@ -146,8 +186,23 @@ def cases():
     out.append(case("mvlgamma", lambda x: aten.mvlgamma(x, 3), gen(42, 5, lo=1.5, hi=4.0)))
     out.append(case("view_as_complex", lambda x: aten.view_as_real(aten.mul(aten.view_as_complex(x), 2)), gen(43, 3, 2)))
     out.append(case("view_as_complex_roundtrip", lambda x: aten.view_as_real(aten.view_as_complex(x[:, 2:])), gen(44, 3, 4)))
+    vc = lambda t: aten.view_as_complex(t)  # noqa: E731
+    out.append(case("complex_add_alpha_div", lambda a, b: aten.view_as_real(aten.div(aten.add(vc(a), vc(b), alpha=0.5), vc(b))), gen(46, 4, 2), gen(47, 4, 2)))
+    out.append(case("complex_mul_real_tensor", lambda a, r: aten.view_as_real(aten.mul(vc(a), r)), gen(48, 3, 2, dtype=torch.float64), gen(49, 3, dtype=torch.float64)))
     out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
-    out.append(case("fused_rms_norm", lambda x, w: aten._fused_rms_norm(x, [4], w, 1e-6), x34, ln_w))
+    out.append(single("fused_rms_norm", aten._fused_rms_norm.default, (x34, [4], ln_w, 1e-6)))
+    out.append(single("fused_rms_norm_bf16_no_eps", aten._fused_rms_norm.default, (x34.bfloat16(), [3, 4], None, None)))
+    f8a, f8b = gen(50, 4, 8).to(torch.float8_e4m3fn), gen(51, 3, 8).to(torch.float8_e4m3fn).t()
+    out.append(single("scaled_mm_bf16", aten._scaled_mm.default, (f8a, f8b, torch.tensor(0.5), torch.tensor(2.0)), {"out_dtype": torch.bfloat16}))
+    out.append(single("scaled_mm_bias_f32", aten._scaled_mm.default, (f8a, f8b, torch.tensor(1.5), torch.tensor(1.0), gen(52, 3)), {"out_dtype": torch.float32}))
+    # Inductor's own prims (torch/_inductor/inductor_prims.py).
+    prims = torch.ops.prims
+    out.append(case("prepare_softmax_online", lambda x: prims.prepare_softmax_online(x, 1), x34))
+    out.append(case("prepare_softmax_online_bf16", lambda x: prims.prepare_softmax_online(x, 0), x34.bfloat16()))
+    out.append(case("inductor_randint", lambda s: prims.inductor_randint(0, 10, [3, 2], s), torch.tensor(7), values=False))
+    lm_x = gen(45, 1, 2, 5, 5)
+    _, offs = prims._low_memory_max_pool_with_offsets(lm_x, [3, 3], [2, 2], [1, 1], [1, 1], False)
+    out.append(case("low_memory_max_pool_offsets_to_indices", lambda o: prims._low_memory_max_pool_offsets_to_indices(o, [3, 3], [5, 5], [2, 2], [1, 1], [1, 1]), offs))
     return out
 
 

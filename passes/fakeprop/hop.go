@@ -1,0 +1,66 @@
+package fakeprop
+
+import (
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// Higher-order ops of AOT graphs. auto_functionalized(op, **args) and
+// auto_functionalized_v2(op, **args, _all_bases=[...]) run a mutating op
+// functionally and return (the op's outputs, then a fresh copy of each
+// mutated argument or base): torch/_higher_order_ops/auto_functionalize.py.
+// kiln types them for ops that return nothing (the common case: a custom op
+// that only mutates), where the op's output slot holds None.
+
+// hopNode types a higher-order op; nil types mean "no rule".
+func (r *run) hopNode(n *ir.Node) []ir.Type {
+	name := strings.TrimPrefix(n.Target, "higher_order::")
+	if name != "auto_functionalized" && name != "auto_functionalized_v2" || len(n.Args) == 0 || n.Args[0].Kind != ir.ArgOpRef {
+		return nil
+	}
+	op := r.reg.Lookup(opRefName(n.Args[0].Str))
+	if op == nil || len(op.Schema.Returns) != 0 {
+		return nil
+	}
+	elems := []ir.Type{{Kind: ir.KindNone}}
+	var copies []ir.Arg
+	if name == "auto_functionalized_v2" {
+		for _, kw := range n.Kwargs {
+			if kw.Name == "_all_bases" {
+				copies = kw.Arg.Elems
+			}
+		}
+	} else {
+		for _, i := range op.Schema.Mutated() {
+			pname := op.Schema.Params[i].Name
+			for _, kw := range n.Kwargs {
+				if kw.Name == pname {
+					copies = append(copies, kw.Arg)
+				}
+			}
+		}
+	}
+	for _, a := range copies {
+		if a.Kind != ir.ArgValue || a.Value.Type.Kind != ir.KindTensor {
+			return nil
+		}
+		t := a.Value.Type.Tensor
+		// clone_preserve_strides: same sizes and strides in a new storage
+		c := r.env.Fresh(t.DType, append([]sym.Expr{}, t.Shape...), append([]sym.Expr{}, t.Strides...), t.Device)
+		elems = append(elems, ir.TensorOf(c))
+	}
+	return []ir.Type{{Kind: ir.KindList, Elems: elems}}
+}
+
+// opRefName turns FX's spelling of an op packet ("torch.ops.mylib.foo.default")
+// into the registry's name ("mylib::foo.default").
+func opRefName(s string) string {
+	s = strings.TrimPrefix(s, "torch.ops.")
+	ns, rest, ok := strings.Cut(s, ".")
+	if !ok {
+		return s
+	}
+	return ns + "::" + rest
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Real FX graphs from torch.compile and torch.export on small models written
+for kiln's corpus (issue 11, item 4): a CNN train step, a transformer block
+train step under bf16 autocast, dynamic shapes, a custom op with a fake impl
+(declared to kiln, and one kiln is not told about), an in-place optimizer step.
+
+Each graph is printed by PyTorch itself (GraphModule.print_readable with
+strides and devices: the text TORCH_LOGS=graph_code/aot_graphs shows) from a
+backend that records Dynamo's graph and AOTAutograd's forward and backward
+graphs. Files go to testdata/corpus/1NN_*.fx.txt with a header naming the
+PyTorch version and this script.
+
+    python3 tools/corpus/gen.py testdata/corpus
+"""
+import os
+import sys
+import warnings
+
+import torch
+import torch._dynamo
+import torch.nn as nn
+import torch.nn.functional as F
+from functorch.compile import make_boxed_func
+from torch._dynamo.backends.common import aot_autograd
+
+warnings.filterwarnings("ignore")
+OUT = sys.argv[1] if len(sys.argv) > 1 else "testdata/corpus"
+ONLY = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None  # e.g. 105,106: regenerate only these
+
+
+def readable(gm):
+    return gm.print_readable(print_output=False, include_stride=True, include_device=True)
+
+
+def capture(fn, *args, dynamo=False, fullgraph=True):
+    """Compile fn, run it (and backward when it returns a loss), return the graphs."""
+    graphs = []
+
+    def keep(tag):
+        def comp(gm, example_inputs):
+            graphs.append((tag, readable(gm)))
+            return make_boxed_func(gm.forward)
+        return comp
+
+    aot = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"))
+
+    def backend(gm, example_inputs):
+        if dynamo:
+            graphs.append(("dynamo", readable(gm)))
+        return aot(gm, example_inputs)
+
+    torch._dynamo.reset()
+    out = torch.compile(fn, backend=backend, fullgraph=fullgraph)(*args)
+    if isinstance(out, torch.Tensor) and out.requires_grad:
+        out.backward()
+    return graphs
+
+
+def write(num, name, what, graphs):
+    if not graphs:
+        return
+    for tag, text in graphs:
+        path = os.path.join(OUT, f"{num}_{name}_{tag}.fx.txt")
+        with open(path, "w") as f:
+            f.write(f"# source: tools/corpus/gen.py, PyTorch {torch.__version__} (CPU): {what}; {tag} graph as print_readable(include_stride=True, include_device=True) prints it.\n")
+            f.write(text.rstrip() + "\n")
+        print(path)
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2, groups=2)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.c1(x))), 2)
+        x = F.adaptive_avg_pool2d(F.hardtanh(self.c2(x)), 1).flatten(1)
+        return self.fc(x)
+
+
+class Block(nn.Module):
+    def __init__(self, d=16, h=2):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.up, self.down = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.h = h
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (z.view(b, t, self.h, d // self.h).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
+        return x + self.down(F.gelu(self.up(self.ln2(x)), approximate="tanh"))
+
+
+@torch.library.custom_op("kilncorpus::scale_rows", mutates_args=())
+def scale_rows(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    return x * s[:, None]
+
+
+@scale_rows.register_fake
+def _(x, s):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("kilncorpus_undeclared::clip_norm", mutates_args=())
+def clip_norm(x: torch.Tensor, m: float) -> torch.Tensor:
+    return x * (m / x.norm().clamp(min=m))
+
+
+@clip_norm.register_fake
+def _(x, m):
+    return torch.empty_like(x)
+
+
+def main():
+    torch.manual_seed(0)
+    cnn = CNN()
+    x, y = torch.randn(4, 3, 8, 8), torch.tensor([1, 0, 4, 2])
+    want = lambda n: ONLY is None or str(n) in ONLY  # noqa: E731
+    if want(101): write(101, "compile_cnn_train", "conv/batchnorm/relu/max_pool/grouped conv/hardtanh/adaptive pool/linear + cross_entropy, one train step (forward and backward)",
+          capture(lambda x, y: F.cross_entropy(cnn(x), y), x, y))
+
+    blk = Block()
+    def block_step(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return blk(x).float().pow(2).mean()
+    if want(102): write(102, "compile_transformer_block_bf16_autocast", "pre-norm transformer block (SDPA causal, tanh GELU MLP) under torch.autocast('cpu', bfloat16), one train step",
+          capture(block_step, torch.randn(2, 8, 16)))
+
+    mlp = nn.Sequential(nn.Linear(16, 32), nn.SiLU(), nn.Linear(32, 4))
+    xd = torch.randn(6, 16)
+    torch._dynamo.mark_dynamic(xd, 0)
+    if want(103): write(103, "compile_dynamic_batch_mlp", "Linear-SiLU-Linear MLP with a dynamic batch size (mark_dynamic), loss = logsumexp mean, train step",
+          capture(lambda x: torch.logsumexp(mlp(x), 1).mean(), xd))
+
+    w = torch.randn(5, 7)
+    if want(104): write(104, "compile_custom_op_fake_impl", "custom ops with register_fake: kilncorpus::scale_rows (declared in testdata/customops/corpus.ops) and kilncorpus_undeclared::clip_norm (not declared: kiln types it from the annotation)",
+          capture(lambda x, s: clip_norm(scale_rows(x.relu(), s), 2.0).sum(), w, torch.randn(5)))
+
+    params = [torch.randn(4, 3, requires_grad=True), torch.randn(3, requires_grad=True)]
+    for p in params:
+        p.grad = torch.randn_like(p)
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=1e-4, foreach=True)
+    opt.step()  # momentum buffers exist before the compiled step
+    @torch.no_grad()
+    def step():
+        opt.step()
+    if want(105): write(105, "compile_sgd_momentum_foreach_step", "torch.optim.SGD(momentum=0.9, weight_decay=1e-4, foreach=True).step() compiled: in-place parameter and momentum updates",
+          capture(step, fullgraph=False))
+
+    ep = torch.export.export(CNN().eval(), (torch.randn(2, 3, 8, 8),))
+    if want(106): write(106, "export_cnn_eval", "torch.export.export of the CNN in eval mode (batch norm with running stats)",
+          [("graph", readable(ep.graph_module))])
+
+
+if __name__ == "__main__":
+    main()
