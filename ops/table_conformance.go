@@ -10,11 +10,10 @@ import (
 // PyTorch 2.15 on int, bool and float inputs), the backward ops of views,
 // and a few shape ops. Schemas are PyTorch's (TestDeclaredSchemasMatchPyTorch).
 func conformanceTable() []Entry {
-	// These are elementwise, but lowering has no scalar functions for them
-	// yet: they are KindOther so that nothing treats them as lowerable
-	// pointwise ops (lowering.TestRulesNameRegistryOps counts those).
+	// PyTorch tags these pointwise; lowering has no scalar functions for
+	// most of them yet, which its coverage test lists.
 	e := func(schema string, kind PromotionKind, operands ...string) Entry {
-		return Entry{Schema: schema, Kind: KindOther, Meta: pw(kind, operands...)}
+		return Entry{Schema: schema, Kind: KindPointwise, Meta: pw(kind, operands...)}
 	}
 	return []Entry{
 		e("special_bessel_j0(Tensor self) -> Tensor", PromoteIntToFloat, "self"),
@@ -70,7 +69,7 @@ func conformanceTable() []Entry {
 		{Schema: "take(Tensor self, Tensor index) -> Tensor", Kind: KindIndexing, Meta: metaTake},
 		{Schema: "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaPreserve)},
 		{Schema: "index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaPreserve)},
-		{Schema: "_conj_physical(Tensor self) -> Tensor", Kind: KindOther, Meta: selfRule(metaPreserve)},
+		{Schema: "_conj_physical(Tensor self) -> Tensor", Kind: KindPointwise, Meta: selfRule(metaPreserve)},
 		{Schema: "logcumsumexp(Tensor self, int dim) -> Tensor", Kind: KindReduction, Meta: selfRule(metaSameShape)},
 		{Schema: "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", Kind: KindReduction, Meta: metaCumMinMax},
 		{Schema: "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", Kind: KindReduction, Meta: metaCumMinMax},
