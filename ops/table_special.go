@@ -183,8 +183,10 @@ func (env *Env) bmhk(dt ir.DType, shape []sym.Expr, dev ir.Device) *ir.TensorTyp
 	return env.Fresh(dt, shape, stridesInOrder(shape, []int{0, 2, 1, 3}), dev)
 }
 
-// metaSDPAFlashCPU: output [B, H, M, Kv] in BMHK layout; logsumexp
-// [B, H, M] float32 (the accumulation type) with H innermost.
+// metaSDPAFlashCPU follows meta__scaled_dot_product_flash_attention_for_cpu
+// (PyTorch 2.15): the output is empty_like(query), so it keeps query's
+// layout (BMHK when q is a transposed [B, M, H, K]); logsumexp is [B, H, M]
+// in the accumulation dtype, allocated [B, M, H] and transposed.
 func metaSDPAFlashCPU(env *Env, c *Call) ([]ir.Type, error) {
 	ts, err := tensorsOf(c, "query", "key", "value")
 	if err != nil {
@@ -200,7 +202,8 @@ func metaSDPAFlashCPU(env *Env, c *Call) ([]ir.Type, error) {
 		lseDT = ir.F32
 	}
 	lse := env.Fresh(lseDT, []sym.Expr{b, h, m}, stridesInOrder([]sym.Expr{b, h, m}, []int{0, 2, 1}), q.Device)
-	return []ir.Type{ir.TensorOf(env.bmhk(q.DType, []sym.Expr{b, h, m, v.Shape[3]}, q.Device)), ir.TensorOf(lse)}, nil
+	out := env.Fresh(q.DType, copyExprs(q.Shape), env.PreserveStrides(q), q.Device)
+	return []ir.Type{ir.TensorOf(out), ir.TensorOf(lse)}, nil
 }
 
 // metaSDPAFlashCPUBackward: each gradient has its input's shape in BMHK
