@@ -14,7 +14,7 @@ import (
 // kViewAsReal reads a complex tensor's storage as (re, im) pairs of its
 // part type: shape + [2], strides and offset doubled.
 func kViewAsReal(c *call, t *Tensor) (*Tensor, error) {
-	part := complexPart(t.DType)
+	part := t.DType.ComplexComponent()
 	if part == ir.Invalid {
 		return nil, fmt.Errorf("view_as_real is only supported for complex tensors")
 	}
@@ -28,7 +28,7 @@ func kViewAsReal(c *call, t *Tensor) (*Tensor, error) {
 // kViewAsComplex is view_as_real's inverse: a last dim of size 2 and
 // stride 1, other strides and the offset even.
 func kViewAsComplex(c *call, t *Tensor) (*Tensor, error) {
-	dt := complexOf(t.DType)
+	dt := t.DType.ComplexOf()
 	if dt == ir.Invalid {
 		return nil, fmt.Errorf("view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", scalarTypeName(t.DType))
 	}

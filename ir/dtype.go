@@ -179,3 +179,29 @@ func (d DType) IsSigned() bool { return d.Valid() && dtypeTable[d].signed }
 func (d DType) IsReducedFloat() bool {
 	return d.IsFloat() && d.ItemSize() < 4
 }
+
+// complexPairs pairs each complex dtype with the real dtype of its halves
+// (what view_as_real exposes and view_as_complex consumes).
+var complexPairs = [...]struct{ complex, component DType }{{C32, F16}, {C64, F32}, {C128, F64}}
+
+// ComplexComponent is the real dtype of a complex dtype's halves (c64 → f32);
+// Invalid for a dtype that is not complex.
+func (d DType) ComplexComponent() DType {
+	for _, p := range complexPairs {
+		if p.complex == d {
+			return p.component
+		}
+	}
+	return Invalid
+}
+
+// ComplexOf is the complex dtype whose halves are d (f32 → c64); Invalid
+// for a dtype that is not f16, f32 or f64.
+func (d DType) ComplexOf() DType {
+	for _, p := range complexPairs {
+		if p.component == d {
+			return p.complex
+		}
+	}
+	return Invalid
+}

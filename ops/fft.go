@@ -119,7 +119,7 @@ func metaFFTR2C(env *Env, c *Call) ([]ir.Type, error) {
 	if last := dims[len(dims)-1]; onesided {
 		out[last] = sym.Add(sym.FloorDiv(out[last], sym.Const(2)), sym.Const(1))
 	}
-	return one(env.execFFT(self, complexOf(self.DType), out, env.sortByStride(self, dims, true))), nil
+	return one(env.execFFT(self, toComplex(self.DType), out, env.sortByStride(self, dims, true))), nil
 }
 
 func metaFFTC2R(env *Env, c *Call) ([]ir.Type, error) {
@@ -142,5 +142,5 @@ func metaFFTC2R(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	out := copyExprs(in.Shape)
 	out[dims[0]] = last
-	return one(env.execFFT(in, realOf(self.DType), out, dims)), nil
+	return one(env.execFFT(in, realPart(self.DType), out, dims)), nil
 }

@@ -56,32 +56,6 @@ func colMajor(env *Env, dt ir.DType, shape []sym.Expr, dev ir.Device) *ir.Tensor
 	return t
 }
 
-// realOf is the real dtype of a complex one (the dtype of singular values,
-// eigenvalues of Hermitian matrices, log|det|).
-func realOf(dt ir.DType) ir.DType {
-	switch dt {
-	case ir.C64:
-		return ir.F32
-	case ir.C128:
-		return ir.F64
-	case ir.C32:
-		return ir.F16
-	}
-	return dt
-}
-
-func complexOf(dt ir.DType) ir.DType {
-	switch dt {
-	case ir.F64:
-		return ir.C128
-	case ir.F16:
-		return ir.C32
-	case ir.C64, ir.C128, ir.C32:
-		return dt
-	}
-	return ir.C64
-}
-
 // matrix reads a batch of matrices: its batch dims and its m, n.
 func matrix(c *Call, name string) (*ir.TensorType, []sym.Expr, sym.Expr, sym.Expr, error) {
 	t, err := c.Tensor(name)
@@ -152,7 +126,7 @@ func metaEigh(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals := env.Contiguous(realOf(a.DType), with(batch, n), a.Device)
+	vals := env.Contiguous(realPart(a.DType), with(batch, n), a.Device)
 	vecs := env.Contiguous(a.DType, []sym.Expr{sym.Const(0)}, a.Device)
 	if computeV {
 		vecs = colMajor(env, a.DType, copyExprs(a.Shape), a.Device)
@@ -165,7 +139,7 @@ func metaEig(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	dt := complexOf(a.DType)
+	dt := toComplex(a.DType)
 	return types(env.Contiguous(dt, with(batch, n), a.Device), colMajor(env, dt, copyExprs(a.Shape), a.Device)), nil
 }
 
@@ -181,7 +155,7 @@ func metaDet(slog bool) MetaFunc {
 		piv := env.Contiguous(ir.I32, with(batch, n), a.Device)
 		det := env.Contiguous(a.DType, copyExprs(batch), a.Device)
 		if slog {
-			return types(det, env.Contiguous(realOf(a.DType), copyExprs(batch), a.Device), lu, piv), nil
+			return types(det, env.Contiguous(realPart(a.DType), copyExprs(batch), a.Device), lu, piv), nil
 		}
 		return types(det, lu, piv), nil
 	}
@@ -313,7 +287,7 @@ func metaSVD(env *Env, c *Call) ([]ir.Type, error) {
 		return nil, err
 	}
 	k := sym.Min(m, n)
-	s := env.Contiguous(realOf(a.DType), with(batch, k), a.Device)
+	s := env.Contiguous(realPart(a.DType), with(batch, k), a.Device)
 	if !uv {
 		empty := func() *ir.TensorType { return env.Contiguous(a.DType, []sym.Expr{sym.Const(0)}, a.Device) }
 		return types(empty(), s, empty()), nil

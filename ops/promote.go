@@ -98,25 +98,20 @@ func isBarebonesUnsigned(d ir.DType) bool { return d == ir.U16 || d == ir.U32 ||
 
 // realPart maps complex dtypes to their component type; others map to themselves.
 func realPart(d ir.DType) ir.DType {
-	switch d {
-	case ir.C32:
-		return ir.F16
-	case ir.C64:
-		return ir.F32
-	case ir.C128:
-		return ir.F64
+	if c := d.ComplexComponent(); c != ir.Invalid {
+		return c
 	}
 	return d
 }
 
+// toComplex is the complex dtype a promotion involving d lands on: d itself
+// when complex, the complex of its width for f16/f64, c64 otherwise.
 func toComplex(d ir.DType) ir.DType {
-	switch d {
-	case ir.F16:
-		return ir.C32
-	case ir.F64:
-		return ir.C128
-	case ir.C32, ir.C64, ir.C128:
+	if d.IsComplex() {
 		return d
+	}
+	if c := d.ComplexOf(); c != ir.Invalid {
+		return c
 	}
 	return ir.C64
 }

@@ -40,7 +40,7 @@ func metaAlias(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 
 // metaViewAsReal appends a dim of 2 (re, im): strides and offset double.
 func metaViewAsReal(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	part := complexPart(self.DType)
+	part := self.DType.ComplexComponent()
 	if part == ir.Invalid {
 		return nil, Errorf(CodeDType, "", "view_as_real is only supported for complex tensors")
 	}
@@ -56,7 +56,7 @@ func metaViewAsReal(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, err
 
 // metaViewAsComplex drops a last dim of size 2 and stride 1.
 func metaViewAsComplex(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	dt := complexOfPart(self.DType)
+	dt := self.DType.ComplexOf()
 	if dt == ir.Invalid {
 		return nil, Errorf(CodeDType, "", "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", ScalarTypeName(self.DType))
 	}
@@ -79,30 +79,6 @@ func metaViewAsComplex(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, 
 	t := viewOf(self, copyExprs(self.Shape[:r-1]), strides, sym.FloorDiv(self.Offset, two))
 	t.DType = dt
 	return t, nil
-}
-
-func complexPart(dt ir.DType) ir.DType {
-	switch dt {
-	case ir.C32:
-		return ir.F16
-	case ir.C64:
-		return ir.F32
-	case ir.C128:
-		return ir.F64
-	}
-	return ir.Invalid
-}
-
-func complexOfPart(dt ir.DType) ir.DType {
-	switch dt {
-	case ir.F16:
-		return ir.C32
-	case ir.F32:
-		return ir.C64
-	case ir.F64:
-		return ir.C128
-	}
-	return ir.Invalid
 }
 
 // metaDiag: a vector becomes a square matrix with it on diagonal d; a
@@ -207,8 +183,10 @@ func (env *Env) bmhk(dt ir.DType, shape []sym.Expr, dev ir.Device) *ir.TensorTyp
 	return env.Fresh(dt, shape, stridesInOrder(shape, []int{0, 2, 1, 3}), dev)
 }
 
-// metaSDPAFlashCPU: output [B, H, M, Kv] in BMHK layout; logsumexp
-// [B, H, M] float32 (the accumulation type) with H innermost.
+// metaSDPAFlashCPU follows meta__scaled_dot_product_flash_attention_for_cpu
+// (PyTorch 2.15): the output is empty_like(query), so it keeps query's
+// layout (BMHK when q is a transposed [B, M, H, K]); logsumexp is [B, H, M]
+// in the accumulation dtype, allocated [B, M, H] and transposed.
 func metaSDPAFlashCPU(env *Env, c *Call) ([]ir.Type, error) {
 	ts, err := tensorsOf(c, "query", "key", "value")
 	if err != nil {
@@ -224,7 +202,8 @@ func metaSDPAFlashCPU(env *Env, c *Call) ([]ir.Type, error) {
 		lseDT = ir.F32
 	}
 	lse := env.Fresh(lseDT, []sym.Expr{b, h, m}, stridesInOrder([]sym.Expr{b, h, m}, []int{0, 2, 1}), q.Device)
-	return []ir.Type{ir.TensorOf(env.bmhk(q.DType, []sym.Expr{b, h, m, v.Shape[3]}, q.Device)), ir.TensorOf(lse)}, nil
+	out := env.Fresh(q.DType, copyExprs(q.Shape), env.PreserveStrides(q), q.Device)
+	return []ir.Type{ir.TensorOf(out), ir.TensorOf(lse)}, nil
 }
 
 // metaSDPAFlashCPUBackward: each gradient has its input's shape in BMHK
