@@ -52,6 +52,9 @@ func Canonical(name string) (string, bool) {
 // Get returns the data of ar's first section that means want (a canonical
 // name, any extension: input finds input.fx), and whether there was one.
 func Get(ar *txtar.Archive, want string) (string, bool) {
+	if c, ok := Canonical(want); !ok || c != want {
+		panic(fmt.Sprintf("lit: Get(%q): not a vocabulary word (internal/lit Sections, Extras)", want))
+	}
 	for _, f := range ar.Files {
 		if c, ok := Canonical(f.Name); ok && c == want {
 			return string(f.Data), true

@@ -80,6 +80,8 @@ func TestLegacyNamesRefused(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = lit.Get(ar, "output")
 	assert.False(t, ok)
+	assert.Panics(t, func() { lit.Get(ar, "fused") }, "Get takes a vocabulary word")
+	assert.Panics(t, func() { lit.Get(ar, "input.fx") }, "Get takes the word, not a file name")
 }
 
 func TestSectionExactNames(t *testing.T) {
