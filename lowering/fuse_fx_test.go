@@ -2,7 +2,6 @@ package lowering
 
 import (
 	"flag"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/ir"
 	_ "github.com/kiln-compiler/kiln/passes/align"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
@@ -38,7 +38,7 @@ const fusionCaseDir = "../testdata/fusion"
 // Every case is lowered, checked with Verify and schedCheck before and
 // after fusion and after planning, and evaluated before and after: the
 // outputs and mutated inputs must agree. `go test ./lowering -update`
-// (the flag the lowering golden tests define) rewrites fused.
+// (the flag the lowering golden tests define) rewrites output.
 func TestFusionCases(t *testing.T) {
 	fxtest.ForEach(t, fusionCaseDir, func(t *testing.T, path string) {
 		arch, err := txtar.ParseFile(path)
@@ -59,12 +59,7 @@ func TestFusionCases(t *testing.T) {
 		require.NoError(t, Verify(p), "planned:\n%s", p)
 		requireClose(t, want, schedRun(t, p, env, 3))
 		runChecks(t, p, stats, fxtest.Section(arch, "checks"))
-		if updating() {
-			fxtest.SetSection(arch, "output", p.String())
-			require.NoError(t, os.WriteFile(path, txtar.Format(arch), 0o644))
-			return
-		}
-		assert.Equal(t, fxtest.Section(arch, "output"), p.String())
+		lit.Golden{File: path, Archive: arch, Names: []string{"output"}}.Check(t, map[string]string{"output": p.String()}, updating())
 	})
 }
 

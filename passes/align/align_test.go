@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/passes"
 	_ "github.com/kiln-compiler/kiln/passes/align"
@@ -140,18 +140,11 @@ func TestCases(t *testing.T) {
 			r := runCase(t, c)
 			require.NoError(t, r.err)
 			got := map[string]string{"output.facts": r.facts(), "output.nodes": r.nodes(), "diagnostics": r.diags(), "remarks": r.remarks()}
-			if *update {
-				for _, k := range []string{"output.facts", "output.nodes", "diagnostics", "remarks"} {
-					fxtest.SetSection(c.arch, k, got[k])
-				}
-				require.NoError(t, os.WriteFile(c.path, txtar.Format(c.arch), 0o644))
-				return
-			}
-			for _, k := range []string{"output.facts", "output.nodes", "diagnostics", "remarks"} {
-				assert.Equal(t, trim(fxtest.Section(c.arch, k)), trim(got[k]), "section %s\nIR:\n%s", k, r.g)
+			g := lit.Golden{File: c.path, Archive: c.arch, Names: []string{"output.facts", "output.nodes", "diagnostics", "remarks"}, Trim: true}
+			g.Check(t, got, *update)
+			if t.Failed() {
+				t.Logf("IR:\n%s", r.g)
 			}
 		})
 	}
 }
-
-func trim(s string) string { return strings.TrimRight(s, "\n") }

@@ -20,7 +20,6 @@ package fztest
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -134,31 +133,9 @@ func (r *Result) Output() string {
 }
 
 // Check compares the result with the case's expected sections, or
-// rewrites them under -update.
+// rewrites them under -update (lit.Golden: empty sections are dropped).
 func (c *Case) Check(t *testing.T, r *Result) {
 	t.Helper()
 	got := map[string]string{"output.fx": r.Output(), "remarks": r.Remarks(), "diagnostics": r.Diagnostics()}
-	if *Update {
-		c.rewrite(t, got)
-		return
-	}
-	for _, name := range []string{"output.fx", "remarks", "diagnostics"} {
-		require.Equal(t, c.Section(name), got[name], "%s: section %s differs (go test -update rewrites it)", c.File, name)
-	}
-}
-
-func (c *Case) rewrite(t *testing.T, got map[string]string) {
-	var files []txtar.File
-	for _, f := range c.Archive.Files {
-		if _, ok := got[f.Name]; !ok {
-			files = append(files, f)
-		}
-	}
-	for _, name := range []string{"output.fx", "remarks", "diagnostics"} {
-		if got[name] != "" {
-			files = append(files, txtar.File{Name: name, Data: []byte(got[name])})
-		}
-	}
-	c.Archive.Files = files
-	require.NoError(t, os.WriteFile(c.File, txtar.Format(c.Archive), 0o644))
+	lit.Golden{File: c.File, Archive: c.Archive, Names: []string{"output.fx", "remarks", "diagnostics"}, Drop: true}.Check(t, got, *Update)
 }
