@@ -65,14 +65,24 @@ func kAdaptiveAvgPool2dBackward(c *call) ([]any, error) {
 		return nil, err
 	}
 	oh, ow := g.Shape[g.Dim()-2], g.Shape[g.Dim()-1]
-	gs := g.Floats()
-	out := make([]float64, x.Numel())
+	out := spreadOverWindows(g.Floats(), x.Numel(), planes, h, w, oh, ow, func(i, j int64) (h0, h1, w0, w1, div int64) {
+		h0, h1 = adaptiveRange(i, h, oh)
+		w0, w1 = adaptiveRange(j, w, ow)
+		return h0, h1, w0, w1, (h1 - h0) * (w1 - w0)
+	})
+	return one(FromFloatsOn(x.DType, x.Shape, out, x.Device()))
+}
+
+// spreadOverWindows is the backward of a windowed mean: each output (plane p,
+// row i, column j) adds its gradient divided by div to every input element of
+// its window [h0, h1) × [w0, w1).
+func spreadOverWindows(gs []float64, n, planes, h, w, oh, ow int64, window func(i, j int64) (h0, h1, w0, w1, div int64)) []float64 {
+	out := make([]float64, n)
 	for p := int64(0); p < planes; p++ {
 		for i := int64(0); i < oh; i++ {
-			h0, h1 := adaptiveRange(i, h, oh)
 			for j := int64(0); j < ow; j++ {
-				w0, w1 := adaptiveRange(j, w, ow)
-				v := gs[p*oh*ow+i*ow+j] / float64((h1-h0)*(w1-w0))
+				h0, h1, w0, w1, div := window(i, j)
+				v := gs[p*oh*ow+i*ow+j] / float64(div)
 				for r := h0; r < h1; r++ {
 					for q := w0; q < w1; q++ {
 						out[p*h*w+r*w+q] += v
@@ -81,7 +91,7 @@ func kAdaptiveAvgPool2dBackward(c *call) ([]any, error) {
 			}
 		}
 	}
-	return one(FromFloatsOn(x.DType, x.Shape, out, x.Device()))
+	return out
 }
 
 // kAvgPool2dBackward spreads grad/divisor over each window's in-bounds
@@ -101,30 +111,19 @@ func kAvgPool2dBackward(c *call) ([]any, error) {
 		return nil, err
 	}
 	oh, ow := g.Shape[g.Dim()-2], g.Shape[g.Dim()-1]
-	gs := g.Floats()
-	out := make([]float64, x.Numel())
-	for p := int64(0); p < planes; p++ {
-		for i := int64(0); i < oh; i++ {
-			for j := int64(0); j < ow; j++ {
-				h0, w0 := i*pg.st[0]-pg.pad[0], j*pg.st[1]-pg.pad[1]
-				h1, w1 := min(h0+pg.k[0], h+pg.pad[0]), min(w0+pg.k[1], w+pg.pad[1])
-				div := (h1 - h0) * (w1 - w0)
-				h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
-				switch {
-				case pg.divisor != 0:
-					div = pg.divisor
-				case !pg.countPad:
-					div = (h1 - h0) * (w1 - w0)
-				}
-				v := gs[p*oh*ow+i*ow+j] / float64(max(div, 1))
-				for r := h0; r < h1; r++ {
-					for q := w0; q < w1; q++ {
-						out[p*h*w+r*w+q] += v
-					}
-				}
-			}
+	out := spreadOverWindows(g.Floats(), x.Numel(), planes, h, w, oh, ow, func(i, j int64) (h0, h1, w0, w1, div int64) {
+		h0, w0 = i*pg.st[0]-pg.pad[0], j*pg.st[1]-pg.pad[1]
+		h1, w1 = min(h0+pg.k[0], h+pg.pad[0]), min(w0+pg.k[1], w+pg.pad[1])
+		div = (h1 - h0) * (w1 - w0)
+		h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
+		switch {
+		case pg.divisor != 0:
+			div = pg.divisor
+		case !pg.countPad:
+			div = (h1 - h0) * (w1 - w0)
 		}
-	}
+		return h0, h1, w0, w1, max(div, 1)
+	})
 	return one(FromFloatsOn(x.DType, x.Shape, out, x.Device()))
 }
 
