@@ -25,25 +25,9 @@ func storeC(dt ir.DType, b []byte, off int64, v cplx) {
 // rounds each result once into result's parts (real operands enter with a
 // zero imaginary part).
 func complexElementwise(result ir.DType, f func([]complex128) complex128, in []operand) (*Tensor, error) {
-	var shapes [][]int64
-	for _, o := range in {
-		if o.t != nil {
-			shapes = append(shapes, o.t.Shape)
-		}
-	}
-	dev, err := commonDevice(in)
+	shape, views, dev, err := broadcastOperands(in)
 	if err != nil {
 		return nil, err
-	}
-	shape, err := broadcastShapes(shapes...)
-	if err != nil {
-		return nil, err
-	}
-	views := make([]*Tensor, len(in))
-	for j, o := range in {
-		if o.t != nil {
-			views[j] = expandTo(o.t, shape)
-		}
 	}
 	out, err := Empty(result, shape, nil, dev)
 	if err != nil {

@@ -132,26 +132,14 @@ func elementwiseAs(name string, compute, result ir.DType, k ewKernel, in []opera
 	if floatLane && k.f == nil || !floatLane && k.i == nil {
 		return nil, fmt.Errorf("\"%s\" not implemented for '%s'", name, scalarTypeName(compute))
 	}
-	var shapes [][]int64
-	for _, o := range in {
-		if o.t != nil {
-			shapes = append(shapes, o.t.Shape)
-		}
-	}
-	dev, err := commonDevice(in)
+	shape, views, dev, err := broadcastOperands(in)
 	if err != nil {
 		return nil, err
 	}
-	shape, err := broadcastShapes(shapes...)
-	if err != nil {
-		return nil, err
-	}
-	views := make([]*Tensor, len(in))
 	var strideSets [][]int64
-	for j, o := range in {
-		if o.t != nil {
-			views[j] = expandTo(o.t, shape)
-			strideSets = append(strideSets, views[j].Strides)
+	for _, v := range views {
+		if v != nil {
+			strideSets = append(strideSets, v.Strides)
 		}
 	}
 	out, err := Empty(result, shape, iterStrides(shape, strideSets), dev)
@@ -283,6 +271,30 @@ func (r *ewRun) intChunks(lo, hi int64, offs []int64, outIt *offsetIter, its []*
 
 // commonDevice is TensorIterator's device check: CPU 0-dim tensors may
 // join tensors on any device; other tensors must share one.
+// broadcastOperands is the common device of in's tensors, their broadcast
+// shape, and each tensor expanded to it (nil for a scalar operand).
+func broadcastOperands(in []operand) (shape []int64, views []*Tensor, dev ir.Device, err error) {
+	var shapes [][]int64
+	for _, o := range in {
+		if o.t != nil {
+			shapes = append(shapes, o.t.Shape)
+		}
+	}
+	if dev, err = commonDevice(in); err != nil {
+		return nil, nil, dev, err
+	}
+	if shape, err = broadcastShapes(shapes...); err != nil {
+		return nil, nil, dev, err
+	}
+	views = make([]*Tensor, len(in))
+	for j, o := range in {
+		if o.t != nil {
+			views[j] = expandTo(o.t, shape)
+		}
+	}
+	return shape, views, dev, nil
+}
+
 func commonDevice(in []operand) (ir.Device, error) {
 	var dev ir.Device
 	cpuScalar := false
