@@ -70,15 +70,13 @@ func metaNativeLayerNorm(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	axis := in.Rank() - len(norm)
-	if axis < 0 {
-		return nil, Errorf(CodeShape, "", "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
-			shapeString(norm), shapeString(norm)[1:len(shapeString(norm))-1], shapeString(in.Shape))
+	axis, err := normalizedAxis(in, norm)
+	if err != nil {
+		return nil, err
 	}
 	for i, s := range norm {
 		if eq, known := env.eqSize(in.Shape[axis+i], s); known && !eq {
-			return nil, Errorf(CodeShape, "", "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
-				shapeString(norm), shapeString(norm)[1:len(shapeString(norm))-1], shapeString(in.Shape))
+			return nil, normalizedShapeError(in, norm)
 		}
 	}
 	statShape := copyExprs(in.Shape[:axis])
@@ -202,4 +200,23 @@ func metaPad(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 		}
 	}
 	return env.layoutLike(self.DType, shape, self), nil
+}
+
+// normalizedAxis is the first normalized dim of a layer/RMS norm over the
+// trailing dims norm names; an input of lower rank is eager's error.
+func normalizedAxis(in *ir.TensorType, norm []sym.Expr) (int, error) {
+	axis := in.Rank() - len(norm)
+	if axis < 0 {
+		return 0, normalizedShapeError(in, norm)
+	}
+	return axis, nil
+}
+
+// normalizedShapeError is eager layer_norm's message (PyTorch 2.15:
+// "Given normalized_shape=[5], expected input with shape [*, 5], but got
+// input of size[2, 3, 4]").
+func normalizedShapeError(in *ir.TensorType, norm []sym.Expr) error {
+	ns := shapeString(norm)
+	return Errorf(CodeShape, "", "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
+		ns, ns[1:len(ns)-1], shapeString(in.Shape))
 }

@@ -148,10 +148,9 @@ func metaFusedRMSNorm(env *Env, c *Call) ([]ir.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	axis := in.Rank() - len(norm)
-	if axis < 0 {
-		return nil, Errorf(CodeShape, "", "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
-			shapeString(norm), shapeString(norm)[1:len(shapeString(norm))-1], shapeString(in.Shape))
+	axis, err := normalizedAxis(in, norm)
+	if err != nil {
+		return nil, err
 	}
 	stat := copyExprs(in.Shape[:axis])
 	for range norm {
