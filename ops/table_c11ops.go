@@ -2,6 +2,7 @@ package ops
 
 import (
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
 )
 
 // Structural and nn ops the conformance table showed untyped (issue 11,
@@ -24,7 +25,66 @@ func c11opsTable() []Entry {
 		n("replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor", newLike("self")),
 		n("replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor", newLike("self")),
 		n("replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor", newLike("self")),
+		n("native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", metaGroupNormBackward),
+		n("upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor", metaUpsample),
+		n("upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", metaUpsample),
+		n("upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsample),
+		n("upsample_nearest3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", metaUpsample),
+		n("_upsample_nearest_exact1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor", metaUpsample),
+		n("_upsample_nearest_exact1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", metaUpsample),
+		n("_upsample_nearest_exact2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsample),
+		n("_upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", metaUpsample),
+		n("_upsample_nearest_exact3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsample),
+		n("_upsample_nearest_exact3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", metaUpsample),
+		n("upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor", metaUpsample),
+		n("upsample_linear1d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", metaUpsample),
+		n("upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor", metaUpsampleBackward),
+		n("upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsampleBackward),
+		n("upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsampleBackward),
+		n("_upsample_nearest_exact1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor", metaUpsampleBackward),
+		n("_upsample_nearest_exact2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsampleBackward),
+		n("_upsample_nearest_exact3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsampleBackward),
+		n("upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor", metaUpsampleBackward),
 	}
+}
+
+// metaUpsampleBackward is grad_output.new_empty(input_size) in
+// grad_output's suggested memory format.
+func metaUpsampleBackward(env *Env, c *Call) ([]ir.Type, error) {
+	g, err := c.Tensor("grad_output")
+	if err != nil {
+		return nil, err
+	}
+	size, err := c.SymInts("input_size")
+	if err != nil {
+		return nil, err
+	}
+	return one(env.layoutLike(g.DType, size, g)), nil
+}
+
+// metaGroupNormBackward is (grad_input in input's suggested memory format,
+// grad_weight [C], grad_bias [C]), each None where output_mask is false.
+func metaGroupNormBackward(env *Env, c *Call) ([]ir.Type, error) {
+	in, err := c.Tensor("input")
+	if err != nil {
+		return nil, err
+	}
+	ch, err := c.SymInt("C")
+	if err != nil {
+		return nil, err
+	}
+	mask, err := boolList(c, "output_mask")
+	if err != nil {
+		return nil, err
+	}
+	out := []ir.Type{ir.TensorOf(env.layoutLike(in.DType, copyExprs(in.Shape), in)),
+		ir.TensorOf(env.Contiguous(in.DType, []sym.Expr{ch}, in.Device)), ir.TensorOf(env.Contiguous(in.DType, []sym.Expr{ch}, in.Device))}
+	for i := range out {
+		if i < len(mask) && !mask[i] {
+			out[i] = ir.Type{Kind: ir.KindNone}
+		}
+	}
+	return out, nil
 }
 
 // newLike is `name.new_empty(name.shape)`: name's dtype, shape and device,
