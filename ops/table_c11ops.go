@@ -45,6 +45,12 @@ func c11opsTable() []Entry {
 		n("_upsample_nearest_exact2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsampleBackward),
 		n("_upsample_nearest_exact3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", metaUpsampleBackward),
 		n("upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor", metaUpsampleBackward),
+		s("rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor", metaRot90),
+		n("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", metaTrilinear),
+		{Schema: "_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaMaskedIndex)},
+		{Schema: "_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaIndexPut)},
+		{Schema: "index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaIndexLike)},
+		{Schema: "index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)", Kind: KindIndexing, Meta: selfRule(metaIndexLike)},
 	}
 }
 
