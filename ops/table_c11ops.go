@@ -13,6 +13,10 @@ import (
 // tensors.
 func c11opsTable() []Entry {
 	n := func(schema string, meta MetaFunc) Entry { return Entry{Schema: schema, Kind: KindNN, Meta: meta} }
+	// Pointwise ops and loss gradients: the operands broadcast and promote.
+	pwe := func(schema string, operands ...string) Entry {
+		return Entry{Schema: schema, Kind: KindPointwise, Meta: pw(PromoteDefault, operands...)}
+	}
 	s := func(schema string, rule selfRuleFunc) Entry {
 		return Entry{Schema: schema, Kind: KindShape, Meta: selfRule(rule)}
 	}
@@ -51,6 +55,22 @@ func c11opsTable() []Entry {
 		{Schema: "_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaIndexPut)},
 		{Schema: "index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", Kind: KindIndexing, Meta: selfRule(metaIndexLike)},
 		{Schema: "index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)", Kind: KindIndexing, Meta: selfRule(metaIndexLike)},
+		n("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor", metaMSELoss),
+		n("huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor", metaMSELoss),
+		n("soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", metaMSELoss),
+		n("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor", metaMSELoss),
+		n("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor", metaMSELoss),
+		pwe("smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor", "grad_output", "self", "target"),
+		pwe("huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor", "grad_output", "self", "target"),
+		pwe("soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", "grad_output", "self", "target"),
+		pwe("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor", "grad_output", "self", "target"),
+		pwe("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", "grad_output", "self"),
+		pwe("celu(Tensor self, Scalar alpha=1.) -> Tensor", "self"),
+		pwe("celu_(Tensor(a!) self, Scalar alpha=1.) -> Tensor(a!)", "self"),
+		pwe("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "self"),
+		pwe("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "self"),
+		pwe("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", "grad_out", "self"),
+		pwe("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", "grad_output", "self"),
 	}
 }
 
