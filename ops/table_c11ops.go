@@ -71,7 +71,36 @@ func c11opsTable() []Entry {
 		pwe("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "self"),
 		pwe("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", "grad_out", "self"),
 		pwe("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", "grad_output", "self"),
+		n("segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", metaSegmentReduce),
+		n("_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor", newLike("data")),
 	}
+}
+
+// metaSegmentReduce is data with the axis dim replaced by the number of
+// segments (lengths' last size, or offsets' less one), row-major.
+func metaSegmentReduce(env *Env, c *Call) ([]ir.Type, error) {
+	data, err := c.Tensor("data")
+	if err != nil {
+		return nil, err
+	}
+	ax, err := c.Dim("axis", data.Rank())
+	if err != nil {
+		return nil, err
+	}
+	name, less := "lengths", int64(0)
+	if c.IsNone("lengths") {
+		name, less = "offsets", 1
+	}
+	b, err := c.Tensor(name)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil || b.Rank() != ax+1 {
+		return nil, Errorf(CodeShape, "", "segment_reduce: expected lengths or offsets with %d dims", ax+1)
+	}
+	segs := sym.Sub(b.Shape[ax], sym.Const(less))
+	shape := append(append(copyExprs(data.Shape[:ax]), segs), copyExprs(data.Shape[ax+1:])...)
+	return one(env.Contiguous(data.DType, shape, data.Device)), nil
 }
 
 // metaUpsampleBackward is grad_output.new_empty(input_size) in
