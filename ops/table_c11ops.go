@@ -73,6 +73,10 @@ func c11opsTable() []Entry {
 		pwe("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", "grad_output", "self"),
 		n("segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", metaSegmentReduce),
 		n("_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor", newLike("data")),
+		n("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", metaAdaptiveMaxPool2d),
+		n("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", metaLayoutOf("self")),
+		n("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", metaIm2col),
+		n("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", metaCol2im),
 	}
 }
 
