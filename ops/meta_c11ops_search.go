@@ -44,7 +44,7 @@ func metaSearch(values string) MetaFunc {
 // metaIsin is a bool tensor of elements' shape (0-dim for a Scalar).
 func metaIsin(env *Env, c *Call) ([]ir.Type, error) {
 	shape, dev := []sym.Expr{}, ir.CPU
-	if c.Arg("elements").Kind == ir.ArgValue {
+	if c.Has("elements") {
 		e, err := c.Tensor("elements")
 		if err != nil {
 			return nil, err
