@@ -85,3 +85,41 @@ func metaMaskedScatterBackward(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return one(env.Contiguous(g.DType, sizes, g.Device)), nil
 }
+
+// metaMultinomial is int64 [num_samples] for a 1-d self, [rows, num_samples]
+// for a 2-d one.
+func metaMultinomial(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	n, err := c.SymInt("num_samples")
+	if err != nil {
+		return nil, err
+	}
+	if self.Rank() != 1 && self.Rank() != 2 {
+		return nil, Errorf(CodeShape, "", "prob_dist must be 1 or 2 dim")
+	}
+	shape := append(copyExprs(self.Shape[:self.Rank()-1]), n)
+	return env.Contiguous(ir.I64, shape, self.Device), nil
+}
+
+// metaRandint is a factory whose dtype defaults to int64 (the schema's
+// dtype=4).
+func metaRandint(env *Env, c *Call) ([]ir.Type, error) {
+	size, err := c.SymInts("size")
+	if err != nil {
+		return nil, err
+	}
+	if err := env.checkSizes(size); err != nil {
+		return nil, err
+	}
+	dt, dev := ir.I64, ir.CPU
+	if !c.IsNone("dtype") && c.Arg("dtype").Kind != ir.ArgInt {
+		if dt, _, err = c.DType("dtype"); err != nil {
+			return nil, err
+		}
+	}
+	if d, ok, err := c.Device("device"); err != nil {
+		return nil, err
+	} else if ok {
+		dev = d
+	}
+	return one(env.Contiguous(dt, size, dev)), nil
+}
