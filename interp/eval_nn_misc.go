@@ -344,3 +344,89 @@ func kPreluBackward(c *call) ([]any, error) {
 	}
 	return []any{gi, gw}, nil
 }
+
+func init() {
+	register(kUnfoldBackward, "unfold_backward")
+	register(kPdistBackward, "_pdist_backward")
+}
+
+// kUnfoldBackward adds window w's element k (grad_in's last dim) back at
+// w·step + k along dim.
+func kUnfoldBackward(c *call) ([]any, error) {
+	g, err := c.tensor("grad_in")
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := c.intList("input_sizes")
+	if err != nil {
+		return nil, err
+	}
+	vals, err := c.ints("dim", "size", "step")
+	if err != nil {
+		return nil, err
+	}
+	d := 0
+	if len(sizes) > 0 {
+		if d, err = wrapDim(vals[0], len(sizes)); err != nil {
+			return nil, err
+		}
+	}
+	step := vals[2]
+	if g.Dim() != len(sizes)+1 && !(len(sizes) == 0 && g.Dim() == 1) {
+		return nil, fmt.Errorf("unfold_backward: grad_in of %dD for input sizes %v", g.Dim(), sizes)
+	}
+	return oneT(scatterAddBy(g, g.DType, sizes, func(gi, out []int64) bool {
+		if len(sizes) == 0 {
+			return true
+		}
+		copy(out, gi[:len(sizes)])
+		out[d] = gi[d]*step + gi[len(gi)-1]
+		return true
+	}))
+}
+
+// kPdistBackward: pair (i, j) adds g·∂‖x_i - x_j‖_p to row i and subtracts
+// it from row j.
+func kPdistBackward(c *call) ([]any, error) {
+	g, self, err := c.tensor2("grad_output", "self")
+	if err != nil {
+		return nil, err
+	}
+	dist, err := c.tensor("pdist")
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.float("p")
+	if err != nil {
+		return nil, err
+	}
+	if self.Dim() != 2 || math.IsInf(p, 0) {
+		return nil, fmt.Errorf("_pdist_backward: a 2D input and a finite p are supported by the interpreter")
+	}
+	n, m := self.Shape[0], self.Shape[1]
+	xs, gs, ds := contiguous(self).Floats(), contiguous(g).Floats(), contiguous(dist).Floats()
+	out := make([]float64, n*m)
+	k := 0
+	for i := int64(0); i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if ds[k] != 0 && p != 0 {
+				for d := int64(0); d < m; d++ {
+					diff := xs[i*m+d] - xs[j*m+d]
+					var v float64
+					switch p {
+					case 1:
+						v = sign(diff)
+					case 2:
+						v = diff / ds[k]
+					default:
+						v = sign(diff) * math.Pow(math.Abs(diff), p-1) / math.Pow(ds[k], p-1)
+					}
+					out[i*m+d] += gs[k] * v
+					out[j*m+d] -= gs[k] * v
+				}
+			}
+			k++
+		}
+	}
+	return one(FromFloatsOn(self.DType, self.Shape, out, self.Device()))
+}

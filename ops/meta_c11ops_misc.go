@@ -174,3 +174,16 @@ func metaPreluBackward(env *Env, c *Call) ([]ir.Type, error) {
 	t := ts[0].Tensor
 	return types(t, env.Fresh(t.DType, copyExprs(t.Shape), copyExprs(t.Strides), t.Device)), nil
 }
+
+// metaUnfoldBackward is grad_in's dtype over input_sizes, row-major.
+func metaUnfoldBackward(env *Env, c *Call) ([]ir.Type, error) {
+	g, err := c.Tensor("grad_in")
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := c.SymInts("input_sizes")
+	if err != nil {
+		return nil, err
+	}
+	return one(env.Contiguous(g.DType, sizes, g.Device)), nil
+}

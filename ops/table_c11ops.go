@@ -73,6 +73,8 @@ func c11opsTable() []Entry {
 		pwe("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", "grad_output", "self"),
 		n("segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", metaSegmentReduce),
 		n("_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor", newLike("data")),
+		n("unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor", metaUnfoldBackward),
+		n("_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", newLike("self")),
 		{Schema: "uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
 		{Schema: "normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true, Functional: "aten::normal_functional.default"},
 		{Schema: "log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
