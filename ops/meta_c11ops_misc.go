@@ -187,3 +187,47 @@ func metaUnfoldBackward(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return one(env.Contiguous(g.DType, sizes, g.Device)), nil
 }
+
+// metaLinearCEChunked is torch_nn::_linear_cross_entropy_batch_chunked's
+// fake impl (torch/nn/modules/linear_cross_entropy.py): a 0-dim loss, then
+// the gradients it precomputes for input, linear_weight and linear_bias,
+// each [0, 0] (the bias [0]) when not asked for, all in input's dtype.
+func metaLinearCEChunked(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := tensorsOf(c, "input", "linear_weight")
+	if err != nil {
+		return nil, err
+	}
+	in, w := ts[0], ts[1]
+	if red := c.Arg("reduction"); red.Kind == ir.ArgString && red.Str != "mean" && red.Str != "sum" {
+		return nil, Errorf(CodeUnsupported, "", "linear_cross_entropy does not support reduction='%s'", red.Str)
+	}
+	flags, err := readEach([]string{"compute_input_grad", "compute_linear_weight_grad", "compute_linear_bias_grad"}, c.Bool)
+	if err != nil {
+		return nil, err
+	}
+	empty2 := []sym.Expr{c0, c0}
+	gi, gw, gb := empty2, copyExprs(empty2), []sym.Expr{c0}
+	if flags[0] {
+		gi = copyExprs(in.Shape)
+	}
+	if flags[1] {
+		gw = copyExprs(w.Shape)
+	}
+	if flags[2] && w.Rank() > 0 {
+		gb = copyExprs(w.Shape[:w.Rank()-1])
+	}
+	return types(env.Contiguous(in.DType, []sym.Expr{}, in.Device), env.Contiguous(in.DType, gi, in.Device),
+		env.Contiguous(in.DType, gw, w.Device), env.Contiguous(in.DType, gb, in.Device)), nil
+}
+
+// metaLinearCENoReduction is the per-sample loss [N] in input's dtype.
+func metaLinearCENoReduction(env *Env, c *Call) ([]ir.Type, error) {
+	in, err := c.Tensor("input")
+	if err != nil {
+		return nil, err
+	}
+	if in.Rank() < 1 {
+		return nil, Errorf(CodeShape, "", "linear_cross_entropy: expected a batched input, got %s", shapeString(in.Shape))
+	}
+	return one(env.Contiguous(in.DType, []sym.Expr{in.Shape[0]}, in.Device)), nil
+}
