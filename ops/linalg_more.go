@@ -58,3 +58,38 @@ func metaPolar(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return types(env.Contiguous(a.DType, copyExprs(a.Shape), a.Device), env.Contiguous(a.DType, with(batch, n, n), a.Device)), nil
 }
+
+// metaLUUnpack is metaLU, with P empty ([0]) unless unpack_pivots and L,
+// U empty unless unpack_data (lu_unpack_meta).
+func metaLUUnpack(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := metaLU("LU_data")(env, c)
+	if err != nil {
+		return nil, err
+	}
+	lu, err := c.Tensor("LU_data")
+	if err != nil {
+		return nil, err
+	}
+	empty := ir.TensorOf(env.Contiguous(lu.DType, []sym.Expr{sym.Const(0)}, lu.Device))
+	if p, err := c.Bool("unpack_pivots"); err == nil && !p {
+		ts[0] = empty
+	}
+	if d, err := c.Bool("unpack_data"); err == nil && !d {
+		ts[1], ts[2] = empty, empty
+	}
+	return ts, nil
+}
+
+// metaLUSolve is B's shape over the broadcast batch, column-major when
+// left and row-major otherwise (linalg_lu_solve_meta).
+func metaLUSolve(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := solveLike("LU", "B", false)(env, c)
+	if err != nil {
+		return nil, err
+	}
+	if left, err := c.Bool("left"); err == nil && !left {
+		x := ts[0].Tensor
+		return one(env.Contiguous(x.DType, copyExprs(x.Shape), x.Device)), nil
+	}
+	return ts, nil
+}
