@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/rt"
@@ -481,8 +482,16 @@ func kVectorNorm(c *call) ([]any, error) {
 	if !hasDT {
 		dt = t.DType
 	}
-	if !dt.IsFloat() {
+	if !dt.IsFloat() && !dt.IsComplex() {
 		return nil, fmt.Errorf("linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", scalarTypeName(dt))
+	}
+	if t.DType.IsComplex() || dt.IsComplex() {
+		// The norm of complex elements is the norm of their moduli; the
+		// result has the real dtype (toRealValueType).
+		if t, err = modulus(t); err != nil {
+			return nil, err
+		}
+		dt = realOf(dt)
 	}
 	r, err := plan(t, dims, keepdim)
 	if err != nil {
@@ -593,4 +602,14 @@ func init() {
 	register(kVectorNorm, "linalg_vector_norm")
 	register(cumulative(false), "cumsum")
 	register(cumulative(true), "cumprod")
+}
+
+// modulus is |t| elementwise as an f64 tensor (complex moduli unrounded).
+func modulus(t *Tensor) (*Tensor, error) {
+	vals := readComplex(t)
+	out := make([]float64, len(vals))
+	for i, v := range vals {
+		out[i] = cmplx.Abs(v)
+	}
+	return FromFloatsOn(ir.F64, t.Shape, out, t.Device()), nil
 }
