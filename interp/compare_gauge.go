@@ -157,3 +157,89 @@ func AlignEigh(wantVals, wantVecs, gotVecs *Tensor) *Tensor {
 	}
 	return out
 }
+
+// AlignEig returns kiln's eigenvalues and eigenvectors of linalg_eig put
+// in PyTorch's order and gauge: PyTorch documents that the eigenvalues
+// are "not guaranteed to be in any specific order" and that eigenvectors
+// are unique only up to a phase. Each of PyTorch's eigenvalues takes the
+// nearest of kiln's not yet taken (a pure permutation: the values stay
+// kiln's and are compared strictly), and the vectors then turn by
+// gaugeOf within each group of equal eigenvalues.
+func AlignEig(wantVals, wantVecs, gotVals, gotVecs *Tensor) (*Tensor, *Tensor) {
+	if wantVals == nil || gotVals == nil || !equal64(wantVals.Shape, gotVals.Shape) || wantVals.Dim() < 1 {
+		return gotVals, gotVecs
+	}
+	n := wantVals.Shape[wantVals.Dim()-1]
+	wv, gv := readComplex(wantVals), readComplex(gotVals)
+	nb := int64(len(wv)) / max(n, 1)
+	perms := make([][]int64, nb)
+	out := make([]complex128, len(gv))
+	for b := int64(0); b < nb; b++ {
+		used := make([]bool, n)
+		perm := make([]int64, n)
+		for i := int64(0); i < n; i++ {
+			best := int64(-1)
+			for j := int64(0); j < n; j++ {
+				if !used[j] && (best < 0 || cmplx.Abs(gv[b*n+j]-wv[b*n+i]) < cmplx.Abs(gv[b*n+best]-wv[b*n+i])) {
+					best = j
+				}
+			}
+			used[best], perm[i] = true, best
+			out[b*n+i] = gv[b*n+best]
+		}
+		perms[b] = perm
+	}
+	vals, err := writeComplex(gotVals.DType, gotVals.Shape, out, false, gotVals.Device())
+	if err != nil {
+		return gotVals, gotVecs
+	}
+	if !sameGeometry(wantVecs, gotVecs) {
+		return vals, gotVecs
+	}
+	wm, err1 := readMats(wantVecs, "eig")
+	gm, err2 := readMats(gotVecs, "eig")
+	if err1 != nil || err2 != nil || int64(len(gm.mats)) != nb {
+		return vals, gotVecs
+	}
+	for b, g := range gm.mats {
+		p := newCmat(g.r, g.c)
+		for i := int64(0); i < g.r; i++ {
+			for k, j := range perms[b] {
+				p.set(i, int64(k), g.at(i, j))
+			}
+		}
+		for _, grp := range eigGroups(wv[int64(b)*n : int64(b+1)*n]) {
+			turn(p, grp, gaugeOf(p, wm.mats[b], grp))
+		}
+		gm.mats[b] = p
+	}
+	vecs, err := writeMats(gotVecs.DType, gm.batch, gm.mats, gm.m, gm.n, true, gotVecs.Device())
+	if err != nil {
+		return vals, gotVecs
+	}
+	return vals, vecs
+}
+
+// eigGroups groups the indices of equal complex eigenvalues (relative
+// tolerance 1e-4 of the largest magnitude), in order of first appearance.
+func eigGroups(w []complex128) [][]int64 {
+	scale := 0.0
+	for _, x := range w {
+		scale = max(scale, cmplx.Abs(x))
+	}
+	var groups [][]int64
+	taken := make([]bool, len(w))
+	for i := range w {
+		if taken[i] {
+			continue
+		}
+		g := []int64{int64(i)}
+		for j := i + 1; j < len(w); j++ {
+			if !taken[j] && cmplx.Abs(w[j]-w[i]) <= 1e-4*scale {
+				g, taken[j] = append(g, int64(j)), true
+			}
+		}
+		groups = append(groups, g)
+	}
+	return groups
+}

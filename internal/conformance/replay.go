@@ -330,11 +330,14 @@ func replayValues(c *Case, g *ir.Graph, out []NodeResult, index map[*ir.Value]in
 }
 
 // alignGauge turns kiln's singular vectors (_linalg_svd's U, Vh) and
-// eigenvectors (_linalg_eigh's) into the gauge of PyTorch's before they
-// are compared. PyTorch documents these as not unique (torch.linalg.svd:
-// "determined up to sign/phase"; torch.linalg.eigh: "eigenvectors ... are
-// not unique"): kiln's Jacobi kernels and LAPACK's gesdd/syevd pick
-// different signs. The alignment (interp.AlignSVD, interp.AlignEigh) only
+// eigenvectors (_linalg_eigh's, linalg_eig's) into the gauge of PyTorch's
+// before they are compared. PyTorch documents these as not unique
+// (torch.linalg.svd: "determined up to sign/phase"; torch.linalg.eigh and
+// torch.linalg.eig: eigenvectors "are not unique", up to a phase): kiln's
+// kernels and LAPACK's gesdd/syevd/geev pick different signs. For
+// linalg.eig PyTorch also documents that "the returned eigenvalues are
+// not guaranteed to be in any specific order": kiln's are permuted into
+// PyTorch's order (each to the nearest PyTorch value), never changed. The alignment (interp.AlignSVD, interp.AlignEigh) only
 // multiplies each group of columns by the unitary that maps kiln's basis
 // onto PyTorch's, which reproduces PyTorch's vectors exactly only when
 // kiln's span the same subspaces (and, for the SVD, U and V turn
@@ -363,6 +366,10 @@ func alignGauge(n *ir.Node, outs []any, expect func(*ir.Value) *interp.Tensor) {
 	case "aten::_linalg_eigh.default":
 		if v := got(1); v != nil {
 			outs[1] = interp.AlignEigh(want(0), want(1), v)
+		}
+	case "aten::linalg_eig.default":
+		if w, v := got(0), got(1); w != nil && v != nil {
+			outs[0], outs[1] = interp.AlignEig(want(0), want(1), w, v)
 		}
 	}
 }

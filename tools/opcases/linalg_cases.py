@@ -1,0 +1,37 @@
+"""Linear algebra cases for tools/opcases/gen.py: the argument variants of
+issue 11's linalg kernels that the OpInfo conformance data does not reach
+(only outputs PyTorch defines uniquely: no singular or eigenvectors)."""
+import torch
+
+aten = torch.ops.aten
+
+
+def linalg_cases(gen, case, single):
+    def cgen(n, *shape):
+        return torch.complex(gen(n, *shape), gen(n + 1000, *shape)).to(torch.complex64)
+
+    out = []
+    a44 = gen(60, 4, 4) + 4 * torch.eye(4)
+    b42 = gen(61, 4, 2)
+    out.append(case("triangular_solve_lower_transpose_unit", lambda b, a: aten.triangular_solve(b, a, False, True, True), b42, a44))
+    out.append(case("triangular_solve_lower", lambda b, a: aten.triangular_solve(b, a, False), b42, a44))
+    out.append(case("solve_ex_right", lambda a, b: aten._linalg_solve_ex(a, b, left=False), a44, gen(62, 3, 4)))
+    c43 = cgen(63, 4, 3)
+    out.append(case("pinv_atol_only", lambda a, t: aten.linalg_pinv.atol_rtol_tensor(a, atol=t), gen(64, 5, 3), torch.tensor(0.5)))
+    out.append(case("pinv_complex", lambda a: aten.linalg_pinv.atol_rtol_tensor(a), c43))
+    lu, piv = torch.linalg.lu_factor(gen(65, 3, 4))
+    out.append(case("lu_unpack_no_data", lambda l, p: aten.lu_unpack(l, p, False, True), lu, piv))
+    sym = gen(66, 5, 5)
+    sym = sym + sym.mT
+    out.append(case("ldl_factor_hermitian_real", lambda a: aten.linalg_ldl_factor_ex(a, hermitian=True), sym))
+    out.append(case("polar_tall", lambda a: aten.linalg_polar(a), gen(67, 5, 3)))
+    out.append(case("polar_complex", lambda a: aten.linalg_polar(a), c43))
+    spd = cgen(68, 2, 3, 3)
+    spd = spd @ spd.mH + 3 * torch.eye(3)
+    out.append(case("cholesky_upper_complex_batch", lambda a: aten.linalg_cholesky_ex(a, upper=True), spd))
+    out.append(case("cholesky_inverse_upper", lambda a: aten.cholesky_inverse(a, True), torch.linalg.cholesky(spd, upper=True)))
+    out.append(case("matrix_exp_small", lambda a: aten.linalg_matrix_exp(a), gen(69, 3, 3, lo=-0.5, hi=0.5)))
+    out.append(case("vector_norm_complex_inf", lambda a: aten.linalg_vector_norm(a, float("inf"), [1]), c43))
+    q, tau = torch.geqrf(cgen(70, 4, 3))
+    out.append(case("ormqr_right_conj", lambda a, t, c: aten.ormqr(a, t, c, False, True), q, tau, cgen(71, 2, 4)))
+    return out
