@@ -8,7 +8,8 @@ import (
 // More linear algebra, as PyTorch 2.15's meta registrations
 // (torch/_meta_registrations.py) lay the results out: LDLᵀ factors
 // column-major like LAPACK's sytrf, matrix functions (exp, Hermitian
-// square root) and the polar factors row-major contiguous.
+// square root), the polar factors and pairwise distances row-major
+// contiguous.
 
 func linalgMoreTable() []Entry {
 	l := func(schema string, meta MetaFunc) Entry { return Entry{Schema: schema, Kind: KindExtern, Meta: meta} }
@@ -18,6 +19,16 @@ func linalgMoreTable() []Entry {
 		l("linalg_matrix_exp(Tensor self) -> Tensor", squareContiguous("self")),
 		l("linalg_matrix_sqrth(Tensor self) -> Tensor", squareContiguous("self")),
 		l("linalg_polar(Tensor A) -> (Tensor U, Tensor H)", metaPolar),
+		l("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", metaCdistForward),
+		l("_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", metaCdistBackward),
+		l("_pdist_forward(Tensor self, float p=2) -> Tensor", metaPdistForward),
+		l("_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", func(env *Env, c *Call) ([]ir.Type, error) {
+			self, err := c.Tensor("self")
+			if err != nil {
+				return nil, err
+			}
+			return one(env.Contiguous(self.DType, copyExprs(self.Shape), self.Device)), nil
+		}),
 	}
 }
 
@@ -92,4 +103,57 @@ func metaLUSolve(env *Env, c *Call) ([]ir.Type, error) {
 		return one(env.Contiguous(x.DType, copyExprs(x.Shape), x.Device)), nil
 	}
 	return ts, nil
+}
+
+// metaCdistForward is x1's dtype over the broadcast batch, [r1, r2].
+func metaCdistForward(env *Env, c *Call) ([]ir.Type, error) {
+	x1, b1, r1, c1, err := matrix(c, "x1")
+	if err != nil {
+		return nil, err
+	}
+	_, b2, r2, c2, err := matrix(c, "x2")
+	if err != nil {
+		return nil, err
+	}
+	if !sym.Equal(c1, c2) {
+		return nil, Errorf(CodeShape, "", "X1 and X2 must have the same number of columns. X1: %s X2: %s", c1, c2)
+	}
+	batch, err := env.BroadcastShapes(b1, b2)
+	if err != nil {
+		return nil, err
+	}
+	return one(env.Contiguous(x1.DType, with(batch, r1, r2), x1.Device)), nil
+}
+
+// metaCdistBackward is x1 expanded to the broadcast batch, contiguous
+// (zeros_like(x1) when anything is empty, which for a contiguous x1 is
+// the same layout).
+func metaCdistBackward(env *Env, c *Call) ([]ir.Type, error) {
+	x1, b1, r1, c1, err := matrix(c, "x1")
+	if err != nil {
+		return nil, err
+	}
+	_, b2, _, _, err := matrix(c, "x2")
+	if err != nil {
+		return nil, err
+	}
+	batch, err := env.BroadcastShapes(b1, b2)
+	if err != nil {
+		return nil, err
+	}
+	return one(env.Contiguous(x1.DType, with(batch, r1, c1), x1.Device)), nil
+}
+
+// metaPdistForward is [n·(n−1)/2].
+func metaPdistForward(env *Env, c *Call) ([]ir.Type, error) {
+	x, err := c.Tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	if x.Rank() != 2 {
+		return nil, Errorf(CodeShape, "", "pdist only supports 2D tensors, got: %dD", x.Rank())
+	}
+	n := x.Shape[0]
+	size := sym.FloorDiv(sym.Mul(n, sym.Sub(n, sym.Const(1))), sym.Const(2))
+	return one(env.Contiguous(x.DType, []sym.Expr{size}, x.Device)), nil
 }

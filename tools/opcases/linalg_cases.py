@@ -34,4 +34,22 @@ def linalg_cases(gen, case, single):
     out.append(case("vector_norm_complex_inf", lambda a: aten.linalg_vector_norm(a, float("inf"), [1]), c43))
     q, tau = torch.geqrf(cgen(70, 4, 3))
     out.append(case("ormqr_right_conj", lambda a, t, c: aten.ormqr(a, t, c, False, True), q, tau, cgen(71, 2, 4)))
+    # Pairwise distances: the norms and modes OpInfo's cdist samples (p=1) miss.
+    x1, x2 = gen(72, 2, 4, 3), gen(73, 1, 5, 3)
+    def fwd(p):
+        return lambda a, b: aten._cdist_forward(a, b, p, 2)
+
+    def bwd(p):
+        return lambda g, a, b, d: aten._cdist_backward(g, a, b, p, d)
+
+    for p in (0.0, 0.5, 2.0, 3.0, float("inf")):
+        out.append(case(f"cdist_p{p}", fwd(p), x1, x2))
+    out.append(case("cdist_p2_mm", lambda a, b: aten._cdist_forward(a, b, 2.0, 1), x1, x2))
+    g = gen(74, 2, 4, 5)
+    for p in (0.5, 2.0, 3.0, float("inf")):
+        d = aten._cdist_forward(x1, x2, p, 2)
+        out.append(case(f"cdist_backward_p{p}", bwd(p), g, x1, x2, d))
+    pd_x = gen(75, 4, 3)
+    out.append(case("pdist_inf", lambda a: aten._pdist_forward(a, float("inf")), pd_x))
+    out.append(case("pdist_backward_p3", lambda g, a, d: aten._pdist_backward(g, a, 3.0, d), gen(76, 6), pd_x, aten._pdist_forward(pd_x, 3.0)))
     return out
