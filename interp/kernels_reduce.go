@@ -482,9 +482,16 @@ func kVectorNorm(c *call) ([]any, error) {
 	if !hasDT {
 		dt = t.DType
 	}
+	return oneT(vectorNorm(t, ord, dims, keepdim, dt))
+}
+
+// vectorNorm is linalg.vector_norm of t in dtype dt (its real dtype for
+// complex ones).
+func vectorNorm(t *Tensor, ord float64, dims []int64, keepdim bool, dt ir.DType) (*Tensor, error) {
 	if !dt.IsFloat() && !dt.IsComplex() {
 		return nil, fmt.Errorf("linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", scalarTypeName(dt))
 	}
+	var err error
 	if t.DType.IsComplex() || dt.IsComplex() {
 		// The norm of complex elements is the norm of their moduli; the
 		// result has the real dtype (toRealValueType).
@@ -497,7 +504,7 @@ func kVectorNorm(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oneT(r.reduceTo(dt, true, func(xs []float64) float64 {
+	return r.reduceTo(dt, true, func(xs []float64) float64 {
 		switch {
 		case math.IsInf(ord, 1), math.IsInf(ord, -1):
 			best := math.Abs(xs[0])
@@ -521,7 +528,7 @@ func kVectorNorm(c *call) ([]any, error) {
 			s += math.Pow(math.Abs(x), ord)
 		}
 		return math.Pow(s, 1/ord)
-	}, nil))
+	}, nil)
 }
 
 // cumulative is cumsum/cumprod along dim (ints accumulate in int64).

@@ -34,6 +34,31 @@ def linalg_cases(gen, case, single):
     out.append(case("vector_norm_complex_inf", lambda a: aten.linalg_vector_norm(a, float("inf"), [1]), c43))
     q, tau = torch.geqrf(cgen(70, 4, 3))
     out.append(case("ormqr_right_conj", lambda a, t, c: aten.ormqr(a, t, c, False, True), q, tau, cgen(71, 2, 4)))
+    # Decompositions through what they define uniquely: singular values,
+    # U·S·Vh, projectors onto the spaces full_matrices adds, eigh's values
+    # and V·diag(w)·Vᴴ.
+    def svd_wide(a):
+        u, s, vh = aten._linalg_svd(a, True)
+        return s, u @ torch.diag(s).to(a.dtype) @ vh[:2], vh[2:].mH @ vh[2:]
+
+    def outer_h(x, y):
+        # x·yᴴ in real arithmetic (interp does not model the conj bit)
+        xr, xi = torch.view_as_real(x).unbind(-1)
+        yr, yi = torch.view_as_real(y).unbind(-1)
+        return xr @ yr.mT + xi @ yi.mT, xi @ yr.mT - xr @ yi.mT
+
+    def svd_tall(a):
+        u, s, vh = aten._linalg_svd(a, True)
+        return (s, *outer_h(u[:, 2:], u[:, 2:]))
+
+    def eigh_upper(a):
+        w, v = aten._linalg_eigh(a, "U")
+        return (w, *outer_h(v * w.to(a.dtype), v))
+
+    out.append(case("svd_full_wide", svd_wide, gen(77, 2, 4)))
+    out.append(case("svd_full_tall_complex", svd_tall, cgen(78, 4, 2)))
+    out.append(case("eigh_upper_complex", eigh_upper, cgen(79, 3, 3)))
+    out.append(case("dist_inf_broadcast", lambda a, b: aten.dist(a, b, float("inf")), gen(80, 2, 3), gen(81, 3)))
     # Pairwise distances: the norms and modes OpInfo's cdist samples (p=1) miss.
     x1, x2 = gen(72, 2, 4, 3), gen(73, 1, 5, 3)
     def fwd(p):
