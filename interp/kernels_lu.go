@@ -18,7 +18,8 @@ func init() {
 	register(kLUFactor, "linalg_lu_factor_ex")
 	register(kLinalgLU, "linalg_lu")
 	register(kLUUnpack, "lu_unpack")
-	register(kDet, "_linalg_det", "_linalg_slogdet")
+	register(detKernel(false), "_linalg_det")
+	register(detKernel(true), "_linalg_slogdet")
 	register(kLUSolve, "linalg_lu_solve")
 	register(kSolveEx, "_linalg_solve_ex")
 	register(kInvEx, "linalg_inv_ex")
@@ -235,9 +236,13 @@ func kLinalgLU(c *call) ([]any, error) {
 	return writePLU(a.DType, f.matBatch, ps, ls, us, true, true, a.Device())
 }
 
-// kDet is det (or sign and log|det|) from the LU factorization: the
-// product of U's diagonal, negated per row swap.
-func kDet(c *call) ([]any, error) {
+// detKernel is det (or sign and log|det|, slog) from the LU
+// factorization: the product of U's diagonal, negated per row swap.
+func detKernel(slog bool) kernel {
+	return func(c *call) ([]any, error) { return det(c, slog) }
+}
+
+func det(c *call, slog bool) ([]any, error) {
 	a, err := c.tensor("A")
 	if err != nil {
 		return nil, err
@@ -251,7 +256,7 @@ func kDet(c *call) ([]any, error) {
 			return nil, err
 		}
 	}
-	f, err := factor(src, c.op.Schema.Name)
+	f, err := factor(src, "linalg.det")
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +285,7 @@ func kDet(c *call) ([]any, error) {
 		return nil, err
 	}
 	piv := f.pivots(dev)
-	if c.op.Schema.Name == "_linalg_det" {
+	if !slog {
 		d, err := writeComplex(a.DType, f.batch, det, false, dev)
 		return []any{d, lu, piv}, err
 	}
