@@ -99,4 +99,23 @@ def linalg_cases(gen, case, single):
     out.append(single("linalg_lu_factor", aten.linalg_lu_factor.default, (gen(88, 2, 3, 4),)))
     out.append(single("linalg_ldl_factor", aten.linalg_ldl_factor.default, (sym,)))
     out.append(single("cdist", aten.cdist.default, (gen(89, 2, 4, 3), gen(90, 5, 3))))
+    # Double precision (torch.testing's f64 tolerance is 1e-7).
+    def dgen(n, *shape):
+        return gen(n, *shape, dtype=torch.float64)
+
+    def zgen(n, *shape):
+        return torch.complex(dgen(n, *shape), dgen(n + 1000, *shape))
+
+    zspd = zgen(91, 4, 4)
+    zspd = zspd @ zspd.mH + 4 * torch.eye(4, dtype=torch.complex128)
+    out.append(case("qr_f64_complete", lambda a: aten.linalg_qr(a, "complete"), dgen(92, 5, 3)))
+    out.append(case("lu_factor_c128", lambda a: aten.linalg_lu_factor_ex(a), zgen(93, 4, 4)))
+    out.append(single("svdvals_f64", aten.linalg_svdvals.default, (dgen(94, 3, 6),)))
+    out.append(single("eigvalsh_c128", aten.linalg_eigvalsh.default, (zspd,)))
+    out.append(case("pinv_f64", lambda a: aten.linalg_pinv.atol_rtol_tensor(a), dgen(95, 3, 5)))
+    out.append(case("matrix_exp_f64", lambda a: aten.linalg_matrix_exp(a), dgen(96, 4, 4)))
+    out.append(case("cholesky_solve_c128", lambda b, l: aten.cholesky_solve(b, l), zgen(97, 4, 2), torch.linalg.cholesky(zspd)))
+    out.append(case("ldl_factor_f64", lambda a: aten.linalg_ldl_factor_ex(a), sym.double()))
+    out.append(case("geqrf_c128", lambda a: aten.geqrf(a), zgen(98, 3, 4)))
+    out.append(case("householder_product_f64", lambda a, t: aten.linalg_householder_product(a, t), *torch.geqrf(dgen(99, 5, 3))))
     return out
