@@ -1,0 +1,70 @@
+package ops
+
+import (
+	"github.com/kiln-compiler/kiln/ir"
+)
+
+// Pointwise ops of issue 11's special-function lane: activations and their
+// backward (softshrink, celu, log_sigmoid_backward), frexp, and the ops that
+// build a complex tensor from two real ones (complex, polar). Schemas are
+// PyTorch 2.15's; types follow TensorIterator as its kernels build them
+// (checked by internal/conformance against make_fx's fake types).
+func pointwiseTableC11() []Entry {
+	e := func(schema string, kind PromotionKind, operands ...string) Entry {
+		return Entry{Schema: schema, Kind: KindPointwise, Meta: pw(kind, operands...)}
+	}
+	return []Entry{
+		e("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PromoteDefault, "self"),
+		e("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", PromoteDefault, "grad_output", "self"),
+		e("celu(Tensor self, Scalar alpha=1.0) -> Tensor", PromoteDefault, "self"),
+		// The decomposition PyTorch traces multiplies grad_output first, so
+		// the result takes its layout.
+		e("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", PromoteDefault, "grad_output", "self"),
+		{Schema: "frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", Kind: KindPointwise, Meta: metaFrexp},
+		{Schema: "complex(Tensor real, Tensor imag) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("real", "imag")},
+		{Schema: "polar(Tensor abs, Tensor angle) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("abs", "angle")},
+	}
+}
+
+// metaFrexp is (mantissa like self, exponent int32 like self); floating
+// inputs only.
+func metaFrexp(env *Env, c *Call) ([]ir.Type, error) {
+	self, err := c.Tensor("self")
+	if err != nil || self == nil {
+		return nil, err
+	}
+	if !self.DType.IsFloat() {
+		return nil, Errorf(CodeDType, "", "torch.frexp() only supports floating-point dtypes")
+	}
+	st := env.PreserveStrides(self)
+	return []ir.Type{ir.TensorOf(env.Fresh(self.DType, copyExprs(self.Shape), st, self.Device)),
+		ir.TensorOf(env.Fresh(ir.I32, copyExprs(self.Shape), copyExprs(st), self.Device))}, nil
+}
+
+// metaComplexOf types complex(real, imag) and polar(abs, angle): both
+// operands of one float dtype (Half, Float, Double), broadcast as a binary
+// op, and the result its complex counterpart.
+func metaComplexOf(a, b string) MetaFunc {
+	bin := pw(PromoteDefault, a, b)
+	return func(env *Env, c *Call) ([]ir.Type, error) {
+		ts, err := tensorsOf(c, a, b)
+		if err != nil {
+			return nil, err
+		}
+		x, y := ts[0], ts[1]
+		if !isComplexablePart(x.DType) || !isComplexablePart(y.DType) {
+			return nil, Errorf(CodeDType, "", "Expected both inputs to be Half, Float or Double tensors but got %s and %s", ScalarTypeName(x.DType), ScalarTypeName(y.DType))
+		}
+		if x.DType != y.DType {
+			return nil, Errorf(CodeDType, "", "Expected object of scalar type %s but got scalar type %s for second argument", ScalarTypeName(x.DType), ScalarTypeName(y.DType))
+		}
+		res, err := bin(env, c)
+		if err != nil {
+			return nil, err
+		}
+		res[0].Tensor.DType = x.DType.ComplexOf()
+		return res, nil
+	}
+}
+
+func isComplexablePart(dt ir.DType) bool { return dt == ir.F16 || dt == ir.F32 || dt == ir.F64 }
