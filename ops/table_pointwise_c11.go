@@ -16,7 +16,7 @@ func pointwiseTableC11() []Entry {
 	return []Entry{
 		e("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PromoteDefault, "self"),
 		e("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", PromoteDefault, "grad_output", "self"),
-		e("celu(Tensor self, Scalar alpha=1.0) -> Tensor", PromoteDefault, "self"),
+		e("celu(Tensor self, Scalar alpha=1.) -> Tensor", PromoteDefault, "self"),
 		// The decomposition PyTorch traces multiplies grad_output first, so
 		// the result takes its layout.
 		e("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", PromoteDefault, "grad_output", "self"),
