@@ -43,6 +43,8 @@ func complexElementwise(result ir.DType, f func([]complex128) complex128, in []o
 	for i := int64(0); i < out.Numel(); i++ {
 		for j, o := range in {
 			switch {
+			case o.t == nil && o.dt.IsComplex():
+				xs[j] = o.c
 			case o.t == nil && o.dt.IsFloat():
 				xs[j] = complex(o.f, 0)
 			case o.t == nil:

@@ -333,6 +333,8 @@ func (m *machine) evalArg(a ir.Arg) (any, error) {
 		return a.Int, nil
 	case ir.ArgFloat:
 		return a.Float, nil
+	case ir.ArgComplex:
+		return complex(a.Float, a.Imag), nil
 	case ir.ArgBool:
 		return a.Bool, nil
 	case ir.ArgString:
