@@ -10,21 +10,21 @@ import (
 type ArgKind uint8
 
 const (
-	ArgNone   ArgKind = iota // None
-	ArgValue                 // an SSA value
-	ArgInt                   // Python int
-	ArgFloat                 // Python float (inf, -inf, nan included)
-	ArgBool                  // True / False
-	ArgString                // 'text'
-	ArgDType                 // torch.float32
-	ArgDevice                // device(type='cuda', index=0)
-	ArgEnum                  // torch.strided, torch.contiguous_format, ... (Str holds the attribute name)
-	ArgList                  // [a, b]
-	ArgTuple                 // (a, b)
-	ArgDict                  // {'k': v}
-	ArgOpRef                 // torch.ops.mylib.foo.default passed as a value (Str holds the FX spelling)
-	ArgRaw                   // any other Python expression kiln keeps verbatim (Str)
-	ArgComplex               // Python complex: 2j, (1+2j), complex(0.0, 1.0) (Float real, Imag imaginary; Str the source spelling)
+	ArgNone    ArgKind = iota // None
+	ArgValue                  // an SSA value
+	ArgInt                    // Python int
+	ArgFloat                  // Python float (inf, -inf, nan included)
+	ArgBool                   // True / False
+	ArgString                 // 'text'
+	ArgDType                  // torch.float32
+	ArgDevice                 // device(type='cuda', index=0)
+	ArgEnum                   // torch.strided, torch.contiguous_format, ... (Str holds the attribute name)
+	ArgList                   // [a, b]
+	ArgTuple                  // (a, b)
+	ArgDict                   // {'k': v}
+	ArgOpRef                  // torch.ops.mylib.foo.default passed as a value (Str holds the FX spelling)
+	ArgRaw                    // any other Python expression kiln keeps verbatim (Str)
+	ArgComplex                // Python complex: 2j, (1+2j), complex(0.0, 1.0) (Float real, Imag imaginary; Str the source spelling)
 )
 
 // Arg is a node argument: an SSA value or a constant.
