@@ -155,7 +155,15 @@ func inplaceKernel(fk kernel) kernel {
 		if err := checkWritable(self, c); err != nil {
 			return nil, err
 		}
-		outs, err := fk(c)
+		fc := c
+		if self.Conj { // the kernel reads self's values; the write goes through the bit
+			r, err := resolveConj(self)
+			if err != nil {
+				return nil, err
+			}
+			fc = c.with(map[string]any{selfName: r})
+		}
+		outs, err := fk(fc)
 		if err != nil {
 			return nil, err
 		}
@@ -254,11 +262,19 @@ func copyChunk(dst, src *Tensor, lo, hi int64) {
 	sb, db := src.Storage.Data, dst.Storage.Data
 	fl := make([]float64, n)
 	il := make([]int64, n)
+	// The conjugate bit: the value read is conj(stored) on a conjugated
+	// source, and a conjugated destination stores conj(value).
+	flip := src.Conj != dst.Conj && src.DType.IsComplex() && dst.DType.IsComplex()
 	for start := lo; start < hi; start += n {
 		k := min(hi-start, n)
 		sit.fill(so[:k])
 		dit.fill(do[:k])
 		switch {
+		case flip:
+			for i := int64(0); i < k; i++ {
+				v := loadC(src.DType, sb, so[i])
+				storeC(dst.DType, db, do[i], cplx{re: v.re, im: -v.im})
+			}
 		case src.DType == dst.DType:
 			sz := int64(src.DType.ItemSize())
 			for i := int64(0); i < k; i++ {
@@ -270,7 +286,7 @@ func copyChunk(dst, src *Tensor, lo, hi int64) {
 			for i := int64(0); i < k; i++ {
 				storeC(dst.DType, db, do[i], loadC(src.DType, sb, so[i]))
 			}
-		case src.DType.IsFloat():
+		case src.DType.IsFloat() || src.DType.IsComplex(): // complex to real keeps the real part
 			gatherF(src.DType, sb, so[:k], fl[:k])
 			scatterF(dst.DType, db, do[:k], fl[:k])
 		default:

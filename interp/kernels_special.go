@@ -18,6 +18,9 @@ func kViewAsReal(c *call, t *Tensor) (*Tensor, error) {
 	if part == ir.Invalid {
 		return nil, fmt.Errorf("view_as_real is only supported for complex tensors")
 	}
+	if t.Conj {
+		return nil, fmt.Errorf("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can view it as real, use self.resolve_conj()")
+	}
 	strides := make([]int64, 0, t.Dim()+1)
 	for _, s := range t.Strides {
 		strides = append(strides, 2*s)
@@ -50,14 +53,6 @@ func kViewAsComplex(c *call, t *Tensor) (*Tensor, error) {
 		return nil, fmt.Errorf("Tensor must have a storage_offset divisible by 2")
 	}
 	return &Tensor{DType: dt, Shape: clone64(t.Shape[:r-1]), Strides: strides, Offset: t.Offset / 2, Storage: t.Storage}, nil
-}
-
-// kConjView is _conj / conj: an alias; for real dtypes that is all it is.
-func kConjView(c *call, t *Tensor) (*Tensor, error) {
-	if t.DType.IsComplex() {
-		return nil, fmt.Errorf("conj of a complex tensor: the interpreter does not model the conjugate bit")
-	}
-	return t.Alias(), nil
 }
 
 // kDiag: a vector onto diagonal d of a square matrix, or a matrix's
@@ -308,7 +303,6 @@ func kMvlgamma(c *call) ([]any, error) {
 func init() {
 	register(selfK(kViewAsReal), "view_as_real")
 	register(selfK(kViewAsComplex), "view_as_complex")
-	register(selfK(kConjView), "_conj", "conj")
 	register(kDiag, "diag")
 	register(kFusedRMSNorm, "_fused_rms_norm")
 	register(kScaledMM, "_scaled_mm")

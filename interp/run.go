@@ -121,6 +121,9 @@ func Run(g *ir.Graph, inputs []any, opts Options) (res *Result, err error) {
 	res = &Result{Inputs: inputs, Sym: m.sym}
 	for _, a := range g.Outputs {
 		v, err := m.evalArg(a)
+		if err == nil {
+			v, err = resolveValue(v) // callers read storages: no conjugate bit leaves the run
+		}
 		if err != nil {
 			return nil, diag.Errorf(g.Pos, CodeEval, evalHint, "return: %v", err)
 		}
