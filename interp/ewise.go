@@ -127,6 +127,9 @@ func elementwise(spec ewSpec, k ewKernel, in []operand) (*Tensor, error) {
 func elementwiseAs(name string, compute, result ir.DType, k ewKernel, in []operand) (*Tensor, error) {
 	if compute.IsComplex() || result.IsComplex() {
 		if k.c == nil {
+			k.c = complexByName[name] // eval_complex.go
+		}
+		if k.c == nil {
 			return nil, fmt.Errorf("%s: dtype %s is not supported by the interpreter", name, compute)
 		}
 		return complexElementwise(result, k.c, in)
