@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -47,12 +48,21 @@ var splitOps = map[string]splitOp{
 	"vdot":  {rule: splitBilinear, a: "self", b: "other", conj: true},
 	"addmm": {rule: splitAddmm, a: "mat1", b: "mat2"}, "baddbmm": {rule: splitAddmm, a: "batch1", b: "batch2"},
 	"addmv": {rule: splitAddmm, a: "mat", b: "vec"}, "addr": {rule: splitAddmm, a: "vec1", b: "vec2"},
+	"linalg_cross":       {rule: splitBilinear, a: "self", b: "other"},
 	"linalg_vector_norm": {rule: splitAbs}, "norm": {rule: splitAbs},
 }
 
 // withComplex wraps op's kernel with its split rule; the kernel runs as is
 // when no argument is complex.
 func withComplex(op *ops.Op, k kernel) kernel {
+	if nk, ok := complexNative[op.Schema.Name]; ok {
+		return func(c *call) ([]any, error) {
+			if t, err := c.tensor(op.Schema.Params[0].Name); err == nil && t.DType.IsComplex() {
+				return nk(c)
+			}
+			return k(c)
+		}
+	}
 	s, ok := splitOps[op.Schema.Name]
 	if !ok {
 		return k
@@ -140,10 +150,11 @@ func partOf(x any, which part, value bool) any {
 			return z
 		}
 	case complex128:
-		switch which {
-		case realPart:
+		switch {
+		case !value: // a complex α or β does not split: the kernel refuses it
+		case which == realPart:
 			return real(v)
-		case imagPart:
+		case which == imagPart:
 			return imag(v)
 		}
 	case float64, int64:
@@ -351,4 +362,117 @@ func negated(t *Tensor) *Tensor {
 		xs[i] = -xs[i]
 	}
 	return FromFloatsOn(t.DType, t.Shape, xs, t.Device())
+}
+
+// complexNative are complex kernels of ops no real kernel composes into:
+// products along dims and the moments.
+var complexNative = map[string]kernel{
+	"prod": kProdC, "cumprod": kCumprodC,
+	"var": momentsC(false, false), "std": momentsC(true, false),
+	"var_mean": momentsC(false, true), "std_mean": momentsC(true, true),
+}
+
+// kProdC is prod over dims (all when none) of a complex tensor.
+func kProdC(c *call) ([]any, error) {
+	t, dims, keepdim, dt, hasDT, err := reduceArgs(c)
+	if err != nil {
+		return nil, err
+	}
+	if !hasDT {
+		dt = t.DType
+	}
+	if !dt.IsComplex() {
+		return nil, fmt.Errorf("prod: a complex input with result dtype %s is not modelled", scalarTypeName(dt))
+	}
+	r, err := plan(t, dims, keepdim)
+	if err != nil {
+		return nil, err
+	}
+	it := newOffsetIter(r.src.Shape, r.src.Strides, r.src.Offset, 0)
+	offs := make([]int64, r.size)
+	zs := make([]complex128, r.groups)
+	for g := range zs {
+		it.fill(offs)
+		p := complex128(1)
+		for _, o := range offs {
+			v := loadC(t.DType, t.Storage.Data, o)
+			p *= complex(v.re, v.im)
+		}
+		zs[g] = p
+	}
+	return oneT(fromComplexes(dt, r.outShape, zs, t.Device()))
+}
+
+// kCumprodC is the running product along dim of a complex tensor.
+func kCumprodC(c *call) ([]any, error) {
+	t, d, err := c.selfInt("dim")
+	if err != nil {
+		return nil, err
+	}
+	dt, ok, err := c.dtype("dtype")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		dt = t.DType
+	}
+	w, err := wrapDim(d, t.Dim())
+	if err != nil {
+		return nil, err
+	}
+	out, err := toCopy(t, dt, t.Device(), "contiguous_format")
+	if err != nil || t.Dim() == 0 {
+		return oneT(out, err)
+	}
+	moved, _ := transposeDims(out, int64(w), int64(t.Dim()-1))
+	offs := moved.offsets()
+	n := t.Shape[w]
+	for start := int64(0); start < int64(len(offs)); start += n {
+		p := complex128(1)
+		for _, o := range offs[start : start+n] {
+			v := loadC(dt, out.Storage.Data, o)
+			p *= complex(v.re, v.im)
+			storeC(dt, out.Storage.Data, o, cplx{re: real(p), im: imag(p)})
+		}
+	}
+	return one(out)
+}
+
+// momentsC is var/std(_mean) of a complex tensor: the variance is the real
+// parts' plus the imaginary parts' (a real result), the mean complex.
+func momentsC(std, withMean bool) kernel {
+	return func(c *call) ([]any, error) {
+		t, err := c.tensor("self")
+		if err != nil {
+			return nil, err
+		}
+		run := func(which part) ([]any, error) {
+			return moments(c.with(map[string]any{"self": tensorPart(t, which)}), false, withMean)
+		}
+		re, err := run(realPart)
+		if err != nil {
+			return nil, err
+		}
+		im, err := run(imagPart)
+		if err != nil {
+			return nil, err
+		}
+		vr, vi := re[0].(*Tensor), im[0].(*Tensor)
+		a, b := vr.Floats(), vi.Floats()
+		for i := range a {
+			a[i] += b[i]
+			if std {
+				a[i] = math.Sqrt(a[i])
+			}
+		}
+		v := FromFloatsOn(vr.DType, vr.Shape, a, vr.Device())
+		if !withMean {
+			return one(v)
+		}
+		mean, err := joinParts(re[1:], im[1:], 1)
+		if err != nil {
+			return nil, err
+		}
+		return []any{v, mean[0]}, nil
+	}
 }

@@ -203,6 +203,18 @@ def cases():
     out.append(case("conj_transpose_clone", lambda a: aten.view_as_real(aten.clone(aten.t(aten._conj(vc(a))))), gen(55, 2, 3, 2)))
     out.append(case("conj_physical", lambda a: aten.view_as_real(aten._conj_physical(vc(a))), gen(56, 3, 2, dtype=torch.float64)))
     out.append(case("conj_inplace_write_through", lambda a, b: aten.view_as_real(conj_add_(aten.view_as_complex(aten.clone(a)), vc(b))), gen(57, 3, 2), gen(58, 3, 2)))
+    # Complex128 arithmetic (the conformance suite samples complex64).
+    z = lambda n, *shape: torch.view_as_complex(gen(n, *shape, 2, dtype=torch.float64))  # noqa: E731
+    out.append(case("c128_unary", lambda a: [aten.view_as_real(f(a)) for f in (aten.exp, aten.log, aten.sqrt, aten.tanh, aten.sigmoid, aten.reciprocal)]
+                    + [aten.abs(a)], z(70, 5)))
+    out.append(case("c128_pow_eq_where", lambda a, b, m: (aten.view_as_real(aten.pow(a, b)), aten.eq(a, b), aten.view_as_real(aten.where(m, a, b))),
+                    z(71, 4), z(72, 4), torch.tensor([True, False, True, False])))
+    out.append(case("c128_reductions", lambda a: (aten.view_as_real(aten.sum(a, [1])), aten.view_as_real(aten.mean(a)), aten.view_as_real(aten.prod(a, 0)),
+                                                  aten.view_as_real(aten.cumprod(a, 1)), aten.var(a, [1]), aten.linalg_vector_norm(a, 3)), z(73, 3, 4)))
+    out.append(case("c128_matmul", lambda a, b, c: (aten.view_as_real(aten.mm(a, b)), aten.view_as_real(aten.addmm(c, a, b, beta=0.5 - 1j, alpha=2j)),
+                                                   aten.view_as_real(aten.vdot(a[0], b[:, 0]))), z(74, 3, 4), z(75, 4, 2), z(76, 3, 2)))
+    out.append(case("c128_gather_index_put", lambda a, i, v: (aten.view_as_real(aten.gather(a, 1, i)), aten.view_as_real(aten.index_put(a, [i[:, 0]], v, True))),
+                    z(77, 3, 4), torch.tensor([[0, 3], [1, 1], [2, 0]]), z(78, 3, 4)))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
