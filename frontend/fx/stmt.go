@@ -34,6 +34,9 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	if findAssign(rhs.text) >= 0 {
 		return false, p.errIn(l, rhs.off+findAssign(rhs.text), "chained assignment of a value", "FX statements assign one call: `x = torch.ops.aten.add.Tensor(a, b)`")
 	}
+	if t := strings.TrimSpace(lhs.text); strings.HasSuffix(t, "]") && !strings.Contains(t, ":") {
+		return false, gb.setitem(l, st, lhs, rhs)
+	}
 	targets, isTuple, err := gb.targets(l, lhs)
 	if err != nil {
 		return false, err
@@ -46,6 +49,37 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 		return false, gb.unpack(l, targets, expr, rhs.off)
 	}
 	return false, gb.assign(l, targets[0], expr, rhs.off)
+}
+
+// setitem reads Dynamo's `x[index] = value;  setitem = x`: an
+// operator.setitem node named by the alias statement FX prints after it.
+func (gb *graphBuilder) setitem(l *logical, st, lhs, rhs span) error {
+	target, err := gb.parseRHS(l, lhs)
+	if err != nil {
+		return err
+	}
+	if target.kind != eIndex || target.base.kind != eName {
+		return gb.p.errIn(l, lhs.off, "cannot assign to this", "the left side of an FX statement is a name, optionally annotated, or name[index]")
+	}
+	value, err := gb.parseRHS(l, rhs)
+	if err != nil {
+		return err
+	}
+	args := make([]ir.Arg, 3)
+	for i, e := range []*pyExpr{target.base, target.rhs, value} {
+		if args[i], err = gb.toArg(l, e); err != nil {
+			return err
+		}
+	}
+	name := "setitem"
+	rest := l.text[min(st.off+len(st.text), len(l.text)):]
+	if next, _, ok := strings.Cut(strings.TrimLeft(rest, "; "), ";"); ok || next != "" {
+		if alias, base, ok := strings.Cut(next, "="); ok && isIdentifier(strings.TrimSpace(alias)) && strings.TrimSpace(base) == target.base.name {
+			name = strings.TrimSpace(alias)
+		}
+	}
+	gb.add(l, target, name, "operator.setitem", ir.FormOperator, args, nil, 1)
+	return nil
 }
 
 // isRelease recognizes `a = b = None`, which FX emits after last uses.
@@ -309,9 +343,14 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		}
 	case eAttr:
 		return attrArg(e.dotted(), l.text[e.col:e.end]), nil
+	case eEllipsis:
+		return ir.Arg{Kind: ir.ArgEllipsis}, nil
 	case eCall:
-		if name := e.base.dotted(); name == "device" || name == "torch.device" {
+		switch name := e.base.dotted(); name {
+		case "device", "torch.device":
 			return gb.deviceArg(l, e)
+		case "slice":
+			return gb.sliceArg(l, e)
 		}
 		if re, im, ok := complexConst(e); ok {
 			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
@@ -391,6 +430,26 @@ func complexConst(e *pyExpr) (re, im float64, ok bool) {
 	return 0, 0, false
 }
 
+// sliceArg reads slice(stop), slice(start, stop) and slice(start, stop,
+// step), the way Dynamo prints the parts of an index (x[:, 1:]).
+func (gb *graphBuilder) sliceArg(l *logical, e *pyExpr) (ir.Arg, error) {
+	if len(e.elems) < 1 || len(e.elems) > 3 || len(e.kwargs) > 0 {
+		return ir.Arg{}, gb.p.errIn(l, e.col, "slice takes 1 to 3 positional arguments", "write slice(start, stop, step)")
+	}
+	parts := []ir.Arg{ir.NoneArg(), ir.NoneArg(), ir.NoneArg()}
+	for i, x := range e.elems {
+		a, err := gb.toArg(l, x)
+		if err != nil {
+			return ir.Arg{}, err
+		}
+		parts[i] = a
+	}
+	if len(e.elems) == 1 { // slice(stop)
+		parts[0], parts[1] = ir.NoneArg(), parts[0]
+	}
+	return ir.SliceArg(parts[0], parts[1], parts[2]), nil
+}
+
 func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 	switch e.name {
 	case "None":
@@ -401,6 +460,10 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		return ir.FloatArg(math.Inf(1)), nil
 	case "nan":
 		return ir.FloatArg(math.NaN()), nil
+	case "Ellipsis":
+		if _, shadowed := gb.scope[e.name]; !shadowed {
+			return ir.Arg{Kind: ir.ArgEllipsis}, nil
+		}
 	}
 	b, ok := gb.scope[e.name]
 	if !ok {
