@@ -120,7 +120,148 @@ func complexOf(a, b string, f func(x, y float64) complex128) kernel {
 	}
 }
 
+// kHardshrink is x outside [-λ, λ] (NaN included), 0 inside.
+func kHardshrink(c *call) ([]any, error) {
+	lambd, err := c.float("lambd")
+	if err != nil {
+		return nil, err
+	}
+	in, err := operands(c, "self")
+	if err != nil {
+		return nil, err
+	}
+	f := func(x float64) float64 {
+		if x >= -lambd && x <= lambd {
+			return 0
+		}
+		return x
+	}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "hardshrink"}, ewKernel{f: fl1(f)}, in))
+}
+
+// kHardshrinkBackward passes the gradient outside [-λ, λ].
+func kHardshrinkBackward(c *call) ([]any, error) {
+	lambd, err := c.float("lambd")
+	if err != nil {
+		return nil, err
+	}
+	in, err := operands(c, "grad_out", "self")
+	if err != nil {
+		return nil, err
+	}
+	f := func(g, x float64) float64 {
+		if x >= -lambd && x <= lambd {
+			return 0
+		}
+		return g
+	}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "hardshrink_backward"}, ewKernel{f: fl2(f)}, in))
+}
+
+// kPrelu is x for x > 0, w·x otherwise.
+func kPrelu(c *call) ([]any, error) {
+	in, err := operands(c, "self", "weight")
+	if err != nil {
+		return nil, err
+	}
+	f := func(x, w float64) float64 {
+		if x > 0 {
+			return x
+		}
+		return w * x
+	}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "_prelu_kernel"}, ewKernel{f: fl2(f)}, in))
+}
+
+// kPreluBackward is (x > 0 ? g : w·g, x > 0 ? 0 : x·g), both over the
+// broadcast of self, weight and grad_output.
+func kPreluBackward(c *call) ([]any, error) {
+	in, err := operands(c, "self", "weight", "grad_output")
+	if err != nil {
+		return nil, err
+	}
+	spec := ewSpec{kind: ops.PromoteDefault, opName: "_prelu_kernel_backward"}
+	gi, err := elementwise(spec, ewKernel{f: fl3(func(x, w, g float64) float64 {
+		if x > 0 {
+			return g
+		}
+		return w * g
+	})}, in)
+	if err != nil {
+		return nil, err
+	}
+	gw, err := elementwise(spec, ewKernel{f: fl3(func(x, w, g float64) float64 {
+		if x > 0 {
+			return 0
+		}
+		return x * g
+	})}, in)
+	if err != nil {
+		return nil, err
+	}
+	return []any{gi, gw}, nil
+}
+
+// kDist is ‖self - other‖_p: the difference in the promoted dtype, then
+// linalg_vector_norm's p-norm over every element.
+func kDist(c *call) ([]any, error) {
+	in, err := operands(c, "self", "other")
+	if err != nil {
+		return nil, err
+	}
+	diff, err := elementwise(ewSpec{kind: ops.PromoteDefault, opName: "dist"}, ewKernel{f: fl2(func(a, b float64) float64 { return a - b }),
+		c: func(x []complex128) complex128 { return x[0] - x[1] }}, in)
+	if err != nil {
+		return nil, err
+	}
+	if !diff.DType.IsFloat() && !diff.DType.IsComplex() {
+		return nil, fmt.Errorf("norm(): input dtype should be either floating point or complex. Got %s instead.", scalarTypeName(diff.DType))
+	}
+	if diff.DType.IsComplex() {
+		diff = tensorPart(diff, absPart)
+	}
+	p, err := c.float("p")
+	if err != nil {
+		return nil, err
+	}
+	return oneT(pNorm(diff, p))
+}
+
+// pNorm is the p-norm of all of t's elements, in float64, rounded once.
+func pNorm(t *Tensor, p float64) (*Tensor, error) {
+	xs := t.Floats()
+	var v float64
+	switch {
+	case math.IsInf(p, 1):
+		for _, x := range xs {
+			v = maxNaN(v, math.Abs(x))
+		}
+	case math.IsInf(p, -1):
+		v = math.Inf(1)
+		for _, x := range xs {
+			v = minNaN(v, math.Abs(x))
+		}
+	case p == 0:
+		for _, x := range xs {
+			if x != 0 {
+				v++
+			}
+		}
+	default:
+		for _, x := range xs {
+			v += math.Pow(math.Abs(x), p)
+		}
+		v = math.Pow(v, 1/p)
+	}
+	return FromFloatsOn(t.DType, []int64{}, []float64{v}, t.Device()), nil
+}
+
 func init() {
+	register(kHardshrink, "hardshrink")
+	register(kHardshrinkBackward, "hardshrink_backward")
+	register(kPrelu, "_prelu_kernel")
+	register(kPreluBackward, "_prelu_kernel_backward")
+	register(kDist, "dist")
 	register(kSoftshrink, "softshrink")
 	register(kSoftshrinkBackward, "softshrink_backward")
 	register(kCelu, "celu")

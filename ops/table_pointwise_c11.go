@@ -20,6 +20,13 @@ func pointwiseTableC11() []Entry {
 		// The decomposition PyTorch traces multiplies grad_output first, so
 		// the result takes its layout.
 		e("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", PromoteDefault, "grad_output", "self"),
+		e("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PromoteDefault, "self"),
+		e("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", PromoteDefault, "grad_out", "self"),
+		e("_prelu_kernel(Tensor self, Tensor weight) -> Tensor", PromoteDefault, "self", "weight"),
+		// Both gradients come out of one TensorIterator over (self, weight,
+		// grad_output).
+		{Schema: "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)", Kind: KindPointwise, Meta: metaPreluBackward},
+		{Schema: "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: metaDist},
 		{Schema: "frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", Kind: KindPointwise, Meta: metaFrexp},
 		{Schema: "complex(Tensor real, Tensor imag) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("real", "imag")},
 		{Schema: "polar(Tensor abs, Tensor angle) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("abs", "angle")},
@@ -68,3 +75,30 @@ func metaComplexOf(a, b string) MetaFunc {
 }
 
 func isComplexablePart(dt ir.DType) bool { return dt == ir.F16 || dt == ir.F32 || dt == ir.F64 }
+
+func metaPreluBackward(env *Env, c *Call) ([]ir.Type, error) {
+	res, err := pw(PromoteDefault, "self", "weight", "grad_output")(env, c)
+	if err != nil {
+		return nil, err
+	}
+	t := res[0].Tensor
+	return []ir.Type{res[0], ir.TensorOf(env.Fresh(t.DType, copyExprs(t.Shape), copyExprs(stridesOf(t)), t.Device))}, nil
+}
+
+// metaDist is norm(self - other, p): a 0-dim tensor of the operands'
+// promoted floating dtype.
+func metaDist(env *Env, c *Call) ([]ir.Type, error) {
+	res, err := pw(PromoteDefault, "self", "other")(env, c)
+	if err != nil {
+		return nil, err
+	}
+	t := res[0].Tensor
+	if !t.DType.IsFloat() && !t.DType.IsComplex() {
+		return nil, Errorf(CodeDType, "", "norm(): input dtype should be either floating point or complex. Got %s instead.", ScalarTypeName(t.DType))
+	}
+	dt := t.DType
+	if dt.IsComplex() {
+		dt = dt.ComplexComponent()
+	}
+	return one(env.Contiguous(dt, nil, t.Device)), nil
+}
