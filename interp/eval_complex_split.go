@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -370,6 +371,50 @@ var complexNative = map[string]kernel{
 	"prod": kProdC, "cumprod": kCumprodC,
 	"var": momentsC(false, false), "std": momentsC(true, false),
 	"var_mean": momentsC(false, true), "std_mean": momentsC(true, true),
+	"logsumexp": kLogSumExpC,
+}
+
+// kLogSumExpC is m + log Σ exp(z - m) per group, m the largest real part
+// (0 when it is infinite, so that -inf rows give -inf).
+func kLogSumExpC(c *call) ([]any, error) {
+	t, err := c.tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	dims, err := c.intList("dim")
+	if err != nil {
+		return nil, err
+	}
+	keepdim, err := c.bool("keepdim")
+	if err != nil {
+		return nil, err
+	}
+	r, err := plan(t, dims, keepdim)
+	if err != nil {
+		return nil, err
+	}
+	it := newOffsetIter(r.src.Shape, r.src.Strides, r.src.Offset, 0)
+	offs := make([]int64, r.size)
+	zs := make([]complex128, r.groups)
+	for g := range zs {
+		it.fill(offs)
+		vals := make([]complex128, len(offs))
+		m := math.Inf(-1)
+		for i, o := range offs {
+			v := loadC(t.DType, t.Storage.Data, o)
+			vals[i] = complex(v.re, v.im)
+			m = math.Max(m, v.re)
+		}
+		if math.IsInf(m, 0) {
+			m = 0
+		}
+		s := complex128(0)
+		for _, v := range vals {
+			s += cmplx.Exp(v - complex(m, 0))
+		}
+		zs[g] = cmplx.Log(s) + complex(m, 0)
+	}
+	return oneT(fromComplexes(t.DType, r.outShape, zs, t.Device()))
 }
 
 // kProdC is prod over dims (all when none) of a complex tensor.

@@ -256,7 +256,60 @@ func pNorm(t *Tensor, p float64) (*Tensor, error) {
 	return FromFloatsOn(t.DType, []int64{}, []float64{v}, t.Device()), nil
 }
 
+// kAngle is arg(z) for complex inputs (a real result), π for negative
+// reals, 0 otherwise, NaN kept.
+func kAngle(c *call) ([]any, error) {
+	self, err := c.tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	in := []operand{{t: self, dt: self.DType, promo: true}}
+	if self.DType.IsComplex() {
+		return oneT(complexElementwise(self.DType.ComplexComponent(), func(x []complex128) complex128 {
+			return complex(math.Atan2(imag(x[0]), real(x[0])), 0)
+		}, in))
+	}
+	f := func(x float64) float64 {
+		switch {
+		case x != x:
+			return x
+		case x < 0:
+			return math.Pi
+		}
+		return 0
+	}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "angle"}, ewKernel{f: fl1(f)}, in))
+}
+
+// kLogitBackward is g / (x(1 - x)): NaN outside [0, 1] without eps, 0
+// outside [eps, 1 - eps] with it.
+func kLogitBackward(c *call) ([]any, error) {
+	in, err := operands(c, "grad_output", "self")
+	if err != nil {
+		return nil, err
+	}
+	hasEps := !c.isNone("eps")
+	eps := 0.0
+	if hasEps {
+		if eps, err = c.float("eps"); err != nil {
+			return nil, err
+		}
+	}
+	f := func(g, x float64) float64 {
+		switch {
+		case hasEps && (x < eps || x > 1-eps):
+			return 0
+		case !hasEps && (x < 0 || x > 1):
+			return math.NaN()
+		}
+		return g / (x * (1 - x))
+	}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "logit_backward"}, ewKernel{f: fl2(f)}, in))
+}
+
 func init() {
+	register(kAngle, "angle")
+	register(kLogitBackward, "logit_backward")
 	register(kHardshrink, "hardshrink")
 	register(kHardshrinkBackward, "hardshrink_backward")
 	register(kPrelu, "_prelu_kernel")

@@ -26,6 +26,8 @@ func pointwiseTableC11() []Entry {
 		// Both gradients come out of one TensorIterator over (self, weight,
 		// grad_output).
 		{Schema: "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)", Kind: KindPointwise, Meta: metaPreluBackward},
+		e("logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor", PromoteDefault, "grad_output", "self"),
+		{Schema: "angle(Tensor self) -> Tensor", Kind: KindPointwise, Meta: metaAngle},
 		{Schema: "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: metaDist},
 		{Schema: "frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", Kind: KindPointwise, Meta: metaFrexp},
 		{Schema: "complex(Tensor real, Tensor imag) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("real", "imag")},
@@ -101,4 +103,17 @@ func metaDist(env *Env, c *Call) ([]ir.Type, error) {
 		dt = dt.ComplexComponent()
 	}
 	return one(env.Contiguous(dt, nil, t.Device)), nil
+}
+
+// metaAngle promotes integers to the default float and gives complex
+// inputs their real dtype.
+func metaAngle(env *Env, c *Call) ([]ir.Type, error) {
+	res, err := pw(PromoteIntToFloat, "self")(env, c)
+	if err != nil {
+		return nil, err
+	}
+	if t := res[0].Tensor; t.DType.IsComplex() {
+		t.DType = t.DType.ComplexComponent()
+	}
+	return res, nil
 }

@@ -215,6 +215,11 @@ def cases():
                                                    aten.view_as_real(aten.vdot(a[0], b[:, 0]))), z(74, 3, 4), z(75, 4, 2), z(76, 3, 2)))
     out.append(case("c128_gather_index_put", lambda a, i, v: (aten.view_as_real(aten.gather(a, 1, i)), aten.view_as_real(aten.index_put(a, [i[:, 0]], v, True))),
                     z(77, 3, 4), torch.tensor([[0, 3], [1, 1], [2, 0]]), z(78, 3, 4)))
+    out.append(case("angle", lambda x, i, a: (aten.angle(x), aten.angle(i), aten.angle(a)),
+                    torch.tensor([-1.5, 0.0, -0.0, 2.0, float("nan")]), torch.tensor([-3, 0, 4]), z(79, 4)))
+    out.append(case("c128_logsumexp", lambda a: aten.view_as_real(aten.logsumexp(a, [1])), z(80, 3, 4)))
+    out.append(case("logit_backward_eps", lambda g, x: (aten.logit_backward(g, x), aten.logit_backward(g, x, 0.1)),
+                    gen(81, 5), torch.tensor([-0.5, 0.05, 0.3, 0.95, 2.0])))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
