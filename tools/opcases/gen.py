@@ -220,6 +220,10 @@ def cases():
     out.append(case("c128_logsumexp", lambda a: aten.view_as_real(aten.logsumexp(a, [1])), z(80, 3, 4)))
     out.append(case("logit_backward_eps", lambda g, x: (aten.logit_backward(g, x), aten.logit_backward(g, x, 0.1)),
                     gen(81, 5), torch.tensor([-0.5, 0.05, 0.3, 0.95, 2.0])))
+    ga = torch.tensor([0.5, 1.0, 2.0, 5.0, 30.0, 250.0, 0.0, 3.0, 1e-3, -1.0], dtype=torch.float64)
+    gx = torch.tensor([0.2, 1.0, 3.0, 4.0, 28.0, 260.0, 1.0, 0.0, 5.0, 1.0], dtype=torch.float64)
+    out.append(case("igamma_igammac_f64", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga, gx))
+    out.append(case("igamma_igammac_f32", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga.float(), gx.float()))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
