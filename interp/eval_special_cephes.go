@@ -392,6 +392,18 @@ var cephesUnary = []struct {
 	{"special_i1e", func(x float32) float32 { return calcI1(x, true) }, func(x float64) float64 { return calcI1(x, true) }},
 	{"special_airy_ai", airyAi[float32], airyAi[float64]},
 	{"special_erfcx", func(x float32) float32 { return float32(erfcx(float64(x))) }, erfcx},
+	{"special_log_ndtr", logNdtr[float32], logNdtr[float64]},
+}
+
+// logNdtr is calc_log_ndtr: log(erfcx(-t)/2) - t² below -1 (t = x/√2),
+// log1p(-erfc(t)/2) above, in T (the float kernel's t² and logarithm
+// round in float).
+func logNdtr[T floatT](x T) T {
+	t := x * T(1/math.Sqrt2)
+	if x < -1 {
+		return tlog(T(erfcx(float64(-t)))/2) - t*t
+	}
+	return T(math.Log1p(float64(-T(math.Erfc(float64(t))) / 2)))
 }
 
 // unaryF32 gives a unary table op (kernels_unary.go) its float kernel where
