@@ -175,7 +175,9 @@ func kCountNonzero(c *call) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		reduce[w] = true
+		if self.Dim() > 0 { // a 0-dim tensor takes dim 0 or -1 and reduces nothing
+			reduce[w] = true
+		}
 	}
 	if len(dims) == 0 {
 		for i := range reduce {
