@@ -47,6 +47,8 @@ var complexByName = map[string]func(x []complex128) complex128{
 	"isfinite":    func(x []complex128) complex128 { return cbool(!cmplx.IsNaN(x[0]) && !cmplx.IsInf(x[0])) },
 	"logical_not": func(x []complex128) complex128 { return cbool(x[0] == 0) },
 	"pow":         func(x []complex128) complex128 { return cpow(x[0], x[1]) },
+	"ldexp":       func(x []complex128) complex128 { return x[0] * cmplx.Pow(2, x[1]) },
+	"logaddexp":   clogaddexp,
 	"eq":          func(x []complex128) complex128 { return cbool(x[0] == x[1]) },
 	"ne":          func(x []complex128) complex128 { return cbool(x[0] != x[1]) },
 	"logical_and": func(x []complex128) complex128 { return cbool(x[0] != 0 && x[1] != 0) },
@@ -99,3 +101,15 @@ func cpow(a, b complex128) complex128 {
 }
 
 func absC(z complex128) float64 { return cmplx.Abs(z) }
+
+// clogaddexp is log(exp(a) + exp(b)), shifted by the larger real part.
+func clogaddexp(x []complex128) complex128 {
+	a, b := x[0], x[1]
+	if real(b) > real(a) {
+		a, b = b, a
+	}
+	if math.IsInf(real(a), -1) {
+		return a
+	}
+	return a + cmplx.Log(1+cmplx.Exp(b-a))
+}

@@ -308,7 +308,11 @@ func kNanToNum(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo, hi := finiteRange(self.DType)
+	part := self.DType
+	if part.IsComplex() { // each part of a complex value separately
+		part = part.ComplexComponent()
+	}
+	lo, hi := finiteRange(part)
 	vals := []float64{0, hi, lo}
 	for i, name := range []string{"nan", "posinf", "neginf"} {
 		if !c.isNone(name) {
@@ -329,7 +333,9 @@ func kNanToNum(c *call) ([]any, error) {
 		return x
 	}
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "nan_to_num"},
-		ewKernel{f: fl1(f), i: in1(func(x int64) int64 { return x })}, []operand{{t: self, dt: self.DType, promo: true}}))
+		ewKernel{f: fl1(f), i: in1(func(x int64) int64 { return x }), c: func(x []complex128) complex128 {
+			return complex(f(real(x[0])), f(imag(x[0])))
+		}}, []operand{{t: self, dt: self.DType, promo: true}}))
 }
 
 // finiteRange is the lowest and largest finite value of a float dtype.
