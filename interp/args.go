@@ -32,7 +32,7 @@ func (c *call) val(name string) (any, error) {
 		return nil, fmt.Errorf("%s has no parameter %q", c.op.QualifiedName(), name)
 	}
 	x, err := c.m.evalArg(c.args[i])
-	if err != nil || !resolvesConj(c.op, i) {
+	if err != nil || !resolvesBits(c.op, i) {
 		return x, err
 	}
 	return resolveValue(x)

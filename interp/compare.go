@@ -149,6 +149,7 @@ func CompareTensors(want, got *Tensor, tol Tolerance) *Mismatch {
 	if want.Device().IsMeta() || got.Device().IsMeta() {
 		return nil // meta tensors have no data
 	}
+	want, got = readable(want), readable(got)
 	if !want.DType.IsFloat() && !want.DType.IsComplex() {
 		return compareExact(want, got)
 	}
@@ -347,6 +348,9 @@ func complexes(t *Tensor) []complex128 {
 		v := loadC(t.DType, t.Storage.Data, off)
 		if t.Conj {
 			v.im = -v.im
+		}
+		if t.Neg {
+			v.re, v.im = -v.re, -v.im
 		}
 		out = append(out, complex(v.re, v.im))
 	}

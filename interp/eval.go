@@ -157,7 +157,7 @@ func inplaceKernel(fk kernel) kernel {
 			return nil, err
 		}
 		fc := c
-		if self.Conj { // the kernel reads self's values; the write goes through the bit
+		if self.Conj || self.Neg { // the kernel reads self's values; the write goes through the bits
 			r, err := resolveConj(self)
 			if err != nil {
 				return nil, err
@@ -263,19 +263,18 @@ func copyChunk(dst, src *Tensor, lo, hi int64) {
 	sb, db := src.Storage.Data, dst.Storage.Data
 	fl := make([]float64, n)
 	il := make([]int64, n)
-	// The conjugate bit: the value read is conj(stored) on a conjugated
-	// source, and a conjugated destination stores conj(value).
-	flip := src.Conj != dst.Conj && src.DType.IsComplex() && dst.DType.IsComplex()
+	// The conjugate and negative bits: the value read is conj(stored) or
+	// -stored on a source with the bit, and a destination with it stores
+	// conj(value) or -value.
+	conj := src.Conj != dst.Conj && src.DType.IsComplex() && dst.DType.IsComplex()
+	neg := src.Neg != dst.Neg
 	for start := lo; start < hi; start += n {
 		k := min(hi-start, n)
 		sit.fill(so[:k])
 		dit.fill(do[:k])
 		switch {
-		case flip:
-			for i := int64(0); i < k; i++ {
-				v := loadC(src.DType, sb, so[i])
-				storeC(dst.DType, db, do[i], cplx{re: v.re, im: -v.im})
-			}
+		case conj || neg:
+			copyWithBits(dst, src, do[:k], so[:k], conj, neg)
 		case src.DType == dst.DType:
 			sz := int64(src.DType.ItemSize())
 			for i := int64(0); i < k; i++ {

@@ -25,7 +25,7 @@ func kViewAsReal(c *call, t *Tensor) (*Tensor, error) {
 	for _, s := range t.Strides {
 		strides = append(strides, 2*s)
 	}
-	return &Tensor{DType: part, Shape: append(clone64(t.Shape), 2), Strides: append(strides, 1), Offset: 2 * t.Offset, Storage: t.Storage}, nil
+	return &Tensor{DType: part, Shape: append(clone64(t.Shape), 2), Strides: append(strides, 1), Offset: 2 * t.Offset, Storage: t.Storage, Neg: t.Neg}, nil
 }
 
 // kViewAsComplex is view_as_real's inverse: a last dim of size 2 and
@@ -52,7 +52,7 @@ func kViewAsComplex(c *call, t *Tensor) (*Tensor, error) {
 	if t.Offset%2 != 0 {
 		return nil, fmt.Errorf("Tensor must have a storage_offset divisible by 2")
 	}
-	return &Tensor{DType: dt, Shape: clone64(t.Shape[:r-1]), Strides: strides, Offset: t.Offset / 2, Storage: t.Storage}, nil
+	return &Tensor{DType: dt, Shape: clone64(t.Shape[:r-1]), Strides: strides, Offset: t.Offset / 2, Storage: t.Storage, Neg: t.Neg}, nil
 }
 
 // kDiag: a vector onto diagonal d of a square matrix, or a matrix's

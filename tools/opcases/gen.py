@@ -108,6 +108,13 @@ def conj_add_(c, b):
     return c
 
 
+def conj_parts(x):
+    """x.conj().imag traces to _neg_view (the negative bit) of a real view."""
+    a = torch.view_as_complex(x)
+    c = a.conj()
+    return c.imag, a.real, c.abs(), torch.resolve_conj(c), (c * 2).sum(), aten.view_as_real(aten._neg_view(a).clone())
+
+
 def cases():
     x34, g34 = gen(1, 3, 4), gen(2, 3, 4)
     img, gimg = gen(3, 2, 3, 6, 6), gen(4, 2, 3, 3, 3)
@@ -224,6 +231,7 @@ def cases():
     gx = torch.tensor([0.2, 1.0, 3.0, 4.0, 28.0, 260.0, 1.0, 0.0, 5.0, 1.0], dtype=torch.float64)
     out.append(case("igamma_igammac_f64", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga, gx))
     out.append(case("igamma_igammac_f32", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga.float(), gx.float()))
+    out.append(case("conj_imag_neg_view", conj_parts, gen(82, 3, 2)))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
