@@ -232,6 +232,11 @@ def cases():
     out.append(case("igamma_igammac_f64", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga, gx))
     out.append(case("igamma_igammac_f32", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga.float(), gx.float()))
     out.append(case("conj_imag_neg_view", conj_parts, gen(82, 3, 2)))
+    out.append(case("complex_scalars", lambda x, i, a, m: (
+        aten.view_as_real(aten.full([2], 1j)), aten.view_as_real(aten.add(x, 1 + 2j)), aten.view_as_real(aten.mul(i, -2j)),
+        aten.view_as_real(aten.masked_fill(a, m, 0.5j)), aten.view_as_real(aten.pow(x, 0.5j)),
+        aten.view_as_real(aten.where(m, a, 2j)), aten.view_as_real(aten.full_like(a, 1 - 1j))),
+        gen(83, 4), torch.tensor([1, -2, 3, 0]), z(84, 4), torch.tensor([True, False, False, True])))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
