@@ -162,6 +162,10 @@ func partOf(x any, which part, value bool) any {
 		if which == imagPart && value {
 			return 0.0
 		}
+	case bool:
+		if which == imagPart && value {
+			return false
+		}
 	case ir.DType:
 		if v.IsComplex() {
 			return v.ComplexComponent()
