@@ -19,6 +19,9 @@ func dynamoTable() []Entry {
 	}
 	return []Entry{
 		self("dropout(Tensor input, float p, bool train) -> Tensor", ruleDropout),
+		// torch.min(a, b) and torch.max(a, b): the elementwise minimum and maximum
+		{Schema: "min.other(Tensor self, Tensor other) -> Tensor", Kind: KindPointwise, Meta: pw(PromoteDefault, "self", "other")},
+		{Schema: "max.other(Tensor self, Tensor other) -> Tensor", Kind: KindPointwise, Meta: pw(PromoteDefault, "self", "other")},
 		{Schema: "einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", Kind: KindOther, Meta: metaEinsum},
 		view("numpy_T(Tensor(a) self) -> Tensor(a)", ruleNumpyT),
 		view("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", ruleUnflatten),

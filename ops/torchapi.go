@@ -31,6 +31,26 @@ type pyCallable struct {
 	// enums maps a Python string argument to the integer ATen takes
 	// (reduction='mean' is Reduction::Mean, 1).
 	enums map[string]map[string]int64
+	// adapt rewrites arguments Python's binding reads differently from every
+	// ATen schema (x.to(device) fills dtype from x).
+	adapt func(args []ir.Arg, kwargs []ir.Kwarg) ([]ir.Arg, []ir.Kwarg)
+}
+
+// toDevice is x.to(device[, dtype, non_blocking, copy]): Python's binding
+// calls to.device with x's own dtype when none is given; the keyword-only
+// to.dtype_layout says the same without a dtype.
+func toDevice(args []ir.Arg, kwargs []ir.Kwarg) ([]ir.Arg, []ir.Kwarg) {
+	if len(args) < 2 || args[1].Kind != ir.ArgDevice {
+		return args, kwargs
+	}
+	names := []string{"device", "dtype", "non_blocking", "copy"}
+	kw := append([]ir.Kwarg(nil), kwargs...)
+	for i, a := range args[1:] {
+		if i < len(names) {
+			kw = append(kw, ir.Kwarg{Name: names[i], Arg: a})
+		}
+	}
+	return args[:1], kw
 }
 
 // pythonOnly are keywords of the Python wrappers that ATen has no
@@ -69,6 +89,7 @@ var pyCallables = map[string]pyCallable{
 	"torch.functional.split": {packet: "aten::split", also: "aten::split_with_sizes"},
 	"torch.split":            {packet: "aten::split", also: "aten::split_with_sizes"},
 	"method.split":           {packet: "aten::split", also: "aten::split_with_sizes"},
+	"method.to":              {packet: "aten::to", adapt: toDevice},
 	"method.float":           {packet: "aten::to", fixed: dtypeKw(ir.F32)},
 	"method.double":          {packet: "aten::to", fixed: dtypeKw(ir.F64)},
 	"method.half":            {packet: "aten::to", fixed: dtypeKw(ir.F16)},
@@ -113,6 +134,12 @@ var pyOperatorPackets = map[string]string{
 	"operator.lshift": "aten::bitwise_left_shift", "operator.rshift": "aten::bitwise_right_shift",
 	"operator.eq": "aten::eq", "operator.ne": "aten::ne", "operator.lt": "aten::lt", "operator.le": "aten::le",
 	"operator.gt": "aten::gt", "operator.ge": "aten::ge",
+	// x += y on a tensor is Tensor.__iadd__: the in-place op
+	"operator.iadd": "aten::add_", "operator.isub": "aten::sub_", "operator.imul": "aten::mul_",
+	"operator.itruediv": "aten::div_", "operator.ifloordiv": "aten::floor_divide_", "operator.imod": "aten::remainder_",
+	"operator.ipow": "aten::pow_", "operator.iand": "aten::bitwise_and_", "operator.ior": "aten::bitwise_or_",
+	"operator.ixor": "aten::bitwise_xor_", "operator.ilshift": "aten::bitwise_left_shift_",
+	"operator.irshift": "aten::bitwise_right_shift_", "operator.imatmul": "aten::matmul",
 }
 
 // reflected is how `2 - x` reaches ATen when the left operand is a number:
@@ -214,6 +241,9 @@ func (r *Registry) pyCallableFor(target string, args []ir.Arg) (pyCallable, bool
 // named by sig become keywords, Python-only keywords go, None for an ATen
 // default is left to the default, enum strings become their integers.
 func (c pyCallable) normalize(args []ir.Arg, kwargs []ir.Kwarg) ([]ir.Arg, []ir.Kwarg, error) {
+	if c.adapt != nil {
+		args, kwargs = c.adapt(args, kwargs)
+	}
 	var kw []ir.Kwarg
 	if c.sig != nil {
 		if len(args) > len(c.sig) {

@@ -37,6 +37,9 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	if t := strings.TrimSpace(lhs.text); strings.HasSuffix(t, "]") && !strings.Contains(t, ":") {
 		return false, gb.setitem(l, st, lhs, rhs)
 	}
+	if base, op, ok := augmented(lhs.text); ok {
+		return false, gb.augmentedAssign(l, st, base, op, rhs)
+	}
 	targets, isTuple, err := gb.targets(l, lhs)
 	if err != nil {
 		return false, err
@@ -72,14 +75,71 @@ func (gb *graphBuilder) setitem(l *logical, st, lhs, rhs span) error {
 		}
 	}
 	name := "setitem"
-	rest := l.text[min(st.off+len(st.text), len(l.text)):]
-	if next, _, ok := strings.Cut(strings.TrimLeft(rest, "; "), ";"); ok || next != "" {
-		if alias, base, ok := strings.Cut(next, "="); ok && isIdentifier(strings.TrimSpace(alias)) && strings.TrimSpace(base) == target.base.name {
-			name = strings.TrimSpace(alias)
-		}
+	if alias, ok := gb.aliasAfter(l, st, target.base.name); ok {
+		name = alias.name
 	}
 	gb.add(l, target, name, "operator.setitem", ir.FormOperator, args, nil, 1)
 	return nil
+}
+
+// augmentedOps are Python's in-place operators, as FX prints them.
+var augmentedOps = map[string]string{"+": "iadd", "-": "isub", "*": "imul", "/": "itruediv", "//": "ifloordiv",
+	"%": "imod", "**": "ipow", "@": "imatmul", "&": "iand", "|": "ior", "^": "ixor", "<<": "ilshift", ">>": "irshift"}
+
+// augmented splits `name +` (the left side of `name += x`) into the name
+// and the operator.
+func augmented(lhs string) (name, op string, ok bool) {
+	t := strings.TrimSpace(lhs)
+	end := len(t)
+	for end > 0 && strings.IndexByte("+-*/%@&|^<>", t[end-1]) >= 0 {
+		end--
+	}
+	name, sym := strings.TrimSpace(t[:end]), t[end:]
+	op, ok = augmentedOps[sym]
+	return name, op, ok && isIdentifier(name)
+}
+
+// augmentedAssign reads `x += y;  x_1: "f32[4]" = x`: an operator.iadd
+// node named and annotated by the alias statement FX prints after it.
+func (gb *graphBuilder) augmentedAssign(l *logical, st span, base, op string, rhs span) error {
+	value, err := gb.parseRHS(l, rhs)
+	if err != nil {
+		return err
+	}
+	target := &pyExpr{kind: eName, name: base, col: st.off - rhs.off}
+	args := make([]ir.Arg, 2)
+	for i, e := range []*pyExpr{target, value} {
+		if args[i], err = gb.toArg(l, e); err != nil {
+			return err
+		}
+	}
+	name, annot := base, ir.Type{}
+	if alias, ok := gb.aliasAfter(l, st, base); ok {
+		name, annot = alias.name, alias.typ
+	}
+	n := gb.add(l, value, name, "operator."+op, ir.FormOperator, args, nil, 1)
+	n.Results[0].Annot = annot
+	gb.bind(base, binding{v: n.Results[0]}) // Python rebinds x to the result
+	return nil
+}
+
+// aliasAfter reads the statement after st when it is `name[: ann] = base`,
+// the alias FX prints after statements that name no value themselves.
+func (gb *graphBuilder) aliasAfter(l *logical, st span, base string) (target, bool) {
+	off := min(st.off+len(st.text), len(l.text))
+	rest := l.text[off:]
+	trimmed := strings.TrimLeft(rest, "; ")
+	off += len(rest) - len(trimmed)
+	next, _, _ := strings.Cut(trimmed, ";")
+	eq := findAssign(next)
+	if eq < 0 || strings.TrimSpace(next[eq+1:]) != base {
+		return target{}, false
+	}
+	ts, isTuple, err := gb.targets(l, span{next[:eq], off})
+	if err != nil || isTuple || len(ts) != 1 {
+		return target{}, false
+	}
+	return ts[0], true
 }
 
 // isRelease recognizes `a = b = None`, which FX emits after last uses.

@@ -13,6 +13,7 @@ kiln must infer each of them from the graph's inputs alone
 """
 import math
 import os
+import re
 import sys
 import warnings
 
@@ -26,7 +27,7 @@ OUT = sys.argv[1] if len(sys.argv) > 1 else "testdata/dynamo"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def capture(fn, *args, dynamic=None, mark=None):
+def capture(fn, *args, dynamic=None, mark=None, **kwargs):
     graphs = []
 
     def backend(gm, example_inputs):
@@ -38,7 +39,7 @@ def capture(fn, *args, dynamic=None, mark=None):
         for d in dims:
             torch._dynamo.mark_dynamic(t, d)
     with torch.no_grad():
-        torch.compile(fn, backend=backend, fullgraph=True, dynamic=dynamic)(*args)
+        torch.compile(fn, backend=backend, fullgraph=True, dynamic=dynamic)(*args, **kwargs)
     return graphs
 
 
@@ -231,6 +232,42 @@ def dynamic_seq(x, w):
     return y.sum(1) / t, y[:, -1] + pos[:, :1], x.flatten(0, 1)[: t - 1]
 
 
+def hf_runs():
+    """Small random-weight Hugging Face models (their real modeling code):
+    GPT-2, BERT, Llama, T5 encoder, ViT. Needs transformers."""
+    import transformers as tf
+    tf.logging.set_verbosity_error()
+    return tf.__version__, [
+        ("hf_gpt2", tf.GPT2Model(tf.GPT2Config(n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=64,
+                                               bos_token_id=0, eos_token_id=0)).eval(),
+         (), {"input_ids": torch.randint(0, 100, (2, 7))}),
+        ("hf_bert", tf.BertModel(tf.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                               intermediate_size=64, vocab_size=100)).eval(),
+         (), {"input_ids": torch.randint(0, 100, (2, 7)), "attention_mask": torch.ones(2, 7, dtype=torch.long)}),
+        ("hf_llama", tf.LlamaModel(tf.LlamaConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                  num_key_value_heads=2, intermediate_size=64, vocab_size=100)).eval(),
+         (), {"input_ids": torch.randint(0, 100, (2, 7))}),
+        ("hf_t5_encoder", tf.T5EncoderModel(tf.T5Config(d_model=32, num_layers=2, num_heads=4, d_ff=64, vocab_size=100,
+                                                        d_kv=8)).eval(),
+         (), {"input_ids": torch.randint(0, 100, (2, 7))}),
+        ("hf_vit", tf.ViTModel(tf.ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                            intermediate_size=64, image_size=16, patch_size=4)).eval(),
+         (), {"pixel_values": torch.randn(2, 3, 16, 16)}),
+    ]
+
+
+def write_graph(name, text, extra=""):
+    path = os.path.join(OUT, name + ".fx.txt")
+    # source comments name files: keep them free of this machine's paths
+    text = text.replace(ROOT + os.sep, "")
+    text = re.sub(r"File: \S*/site-packages/", "File: site-packages/", text)
+    with open(path, "w") as f:
+        f.write(f"# Dynamo graph (TORCH_LOGS=graph_code text) printed by PyTorch {torch.__version__}{extra}\n")
+        f.write(f"# generator: tools/dynamo/gen.py ({name}); regenerate: python3 tools/dynamo/gen.py testdata/dynamo\n")
+        f.write(text)
+    print("wrote", path)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
@@ -251,13 +288,16 @@ def main():
     for name, fn, args, kw in runs:
         graphs = capture(fn, *args, **kw)
         assert len(graphs) == 1, (name, len(graphs))
-        path = os.path.join(OUT, name + ".fx.txt")
-        with open(path, "w") as f:
-            f.write(f"# Dynamo graph (TORCH_LOGS=graph_code text) printed by PyTorch {torch.__version__}\n")
-            f.write(f"# generator: tools/dynamo/gen.py ({name}); regenerate: python3 tools/dynamo/gen.py testdata/dynamo\n")
-            # source comments name this file: keep them free of the checkout's path
-            f.write(graphs[0].replace(ROOT + os.sep, ""))
-        print("wrote", path)
+        write_graph(name, graphs[0])
+    try:
+        version, hf = hf_runs()
+    except ImportError:
+        print("transformers is not installed: the hf_* graphs are not regenerated", file=sys.stderr)
+        return
+    for name, model, args, kwargs in hf:
+        graphs = capture(lambda **kw: model(**kw), **kwargs)
+        assert len(graphs) == 1, (name, len(graphs))
+        write_graph(name, graphs[0], f", transformers {version} (random weights)")
 
 
 if __name__ == "__main__":
