@@ -5,7 +5,6 @@ import (
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
-	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Pointwise losses (smooth_l1, huber, soft_margin, binary_cross_entropy,
@@ -63,39 +62,6 @@ func init() {
 		func(_, x []float64) float64 {
 			return x[3] * x[0] * (x[1] - x[2]) / math.Max((1-x[1])*x[1], 1e-12)
 		}), "binary_cross_entropy_backward")
-	register(paramUnary("celu", "alpha", "", func(p []float64) func(float64) float64 {
-		return func(x float64) float64 { return math.Max(0, x) + math.Min(0, p[0]*(math.Exp(x/p[0])-1)) }
-	}), "celu")
-	register(paramUnary("hardshrink", "lambd", "", func(p []float64) func(float64) float64 {
-		return func(x float64) float64 {
-			if x >= -p[0] && x <= p[0] {
-				return 0
-			}
-			return x
-		}
-	}), "hardshrink")
-	register(paramUnary("softshrink", "lambd", "", func(p []float64) func(float64) float64 {
-		return func(x float64) float64 {
-			switch {
-			case x > p[0]:
-				return x - p[0]
-			case x < -p[0]:
-				return x + p[0]
-			}
-			return 0
-		}
-	}), "softshrink")
-	shrinkGrad := func(p, x []float64) float64 {
-		if x[1] >= -p[0] && x[1] <= p[0] {
-			return 0
-		}
-		return x[0]
-	}
-	register(lossGrad("hardshrink_backward", []string{"grad_out", "self"}, nil, shrinkGrad, "lambd"), "hardshrink_backward")
-	register(lossGrad("softshrink_backward", []string{"grad_output", "self"}, nil, shrinkGrad, "lambd"), "softshrink_backward")
-	register(lossGrad("log_sigmoid_backward", []string{"grad_output", "self"}, nil, func(_, x []float64) float64 {
-		return x[0] * rt.Sigmoid(-x[1]) // d/dx log σ(x) = σ(-x)
-	}), "log_sigmoid_backward")
 }
 
 // lanes runs f over the named operands, broadcast and promoted as a

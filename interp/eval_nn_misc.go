@@ -12,18 +12,9 @@ import (
 
 func init() {
 	register(kEye, "eye", "eye.m")
-	register(kDist, "dist")
 	register(kRenorm, "renorm")
 	register(kHashTensor, "hash_tensor")
 	register(kChunkCat, "_chunk_cat")
-	register(kPdist, "_pdist_forward")
-	register(lossGrad("_prelu_kernel", []string{"self", "weight"}, nil, func(_, x []float64) float64 {
-		if x[0] > 0 {
-			return x[0]
-		}
-		return x[1] * x[0]
-	}), "_prelu_kernel")
-	register(kPreluBackward, "_prelu_kernel_backward")
 }
 
 func kEye(c *call) ([]any, error) {
@@ -61,8 +52,8 @@ func kEye(c *call) ([]any, error) {
 	return one(FromFloatsOn(dt, []int64{n, m}, vals, dev))
 }
 
-// pNorm is the p-norm of xs (p = inf, -inf and 0 included).
-func pNorm(xs []float64, p float64) float64 {
+// pNormOf is the p-norm of xs (p = inf, -inf and 0 included).
+func pNormOf(xs []float64, p float64) float64 {
 	switch {
 	case math.IsInf(p, 1), math.IsInf(p, -1):
 		acc := math.Inf(int(-p / math.Abs(p)))
@@ -90,22 +81,6 @@ func pNorm(xs []float64, p float64) float64 {
 		s += math.Pow(math.Abs(x), p)
 	}
 	return math.Pow(s, 1/p)
-}
-
-// kDist is ‖self - other‖_p over the broadcast operands.
-func kDist(c *call) ([]any, error) {
-	diff, err := elementwiseOf(c, "dist", func(a, b float64) float64 { return a - b }, "self", "other")
-	if err != nil {
-		return nil, err
-	}
-	if !diff.DType.IsFloat() {
-		return nil, fmt.Errorf("linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", scalarTypeName(diff.DType))
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	return one(FromFloatsOn(diff.DType, []int64{}, []float64{pNorm(diff.Floats(), p)}, diff.Device()))
 }
 
 // kRenorm scales each slice along dim whose p-norm exceeds maxnorm to
@@ -143,7 +118,7 @@ func kRenorm(c *call) ([]any, error) {
 		for j, i := range idx {
 			vals[j] = xs[i]
 		}
-		if norm := pNorm(vals, p); norm > maxnorm {
+		if norm := pNormOf(vals, p); norm > maxnorm {
 			scale := maxnorm / (norm + 1e-7)
 			for _, i := range idx {
 				xs[i] *= scale
@@ -293,61 +268,8 @@ func kChunkCat(c *call) ([]any, error) {
 	return one(FromFloatsOn(ts[0].DType, shape, out, ts[0].Device()))
 }
 
-// kPdist is the p-norm distance of every pair of rows i < j, in order.
-func kPdist(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	if self.Dim() != 2 {
-		return nil, fmt.Errorf("pdist only supports 2D tensors, got: %dD", self.Dim())
-	}
-	n, m := self.Shape[0], self.Shape[1]
-	xs := contiguous(self).Floats()
-	var out []float64
-	diff := make([]float64, m)
-	for i := int64(0); i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			for k := int64(0); k < m; k++ {
-				diff[k] = xs[i*m+k] - xs[j*m+k]
-			}
-			out = append(out, pNorm(diff, p))
-		}
-	}
-	return one(FromFloatsOn(self.DType, []int64{int64(len(out))}, out, self.Device()))
-}
-
-// kPreluBackward is (x > 0 ? g : w·g, x > 0 ? 0 : x·g) over the broadcast.
-func kPreluBackward(c *call) ([]any, error) {
-	names := []string{"grad_output", "self", "weight"}
-	gi, err := lanes(c, "_prelu_kernel_backward", names, nil, nil, func(_, x []float64) float64 {
-		if x[1] > 0 {
-			return x[0]
-		}
-		return x[2] * x[0]
-	})
-	if err != nil {
-		return nil, err
-	}
-	gw, err := lanes(c, "_prelu_kernel_backward", names, nil, nil, func(_, x []float64) float64 {
-		if x[1] > 0 {
-			return 0
-		}
-		return x[1] * x[0]
-	})
-	if err != nil {
-		return nil, err
-	}
-	return []any{gi, gw}, nil
-}
-
 func init() {
 	register(kUnfoldBackward, "unfold_backward")
-	register(kPdistBackward, "_pdist_backward")
 }
 
 // kUnfoldBackward adds window w's element k (grad_in's last dim) back at
@@ -387,46 +309,3 @@ func kUnfoldBackward(c *call) ([]any, error) {
 
 // kPdistBackward: pair (i, j) adds g·∂‖x_i - x_j‖_p to row i and subtracts
 // it from row j.
-func kPdistBackward(c *call) ([]any, error) {
-	g, self, err := c.tensor2("grad_output", "self")
-	if err != nil {
-		return nil, err
-	}
-	dist, err := c.tensor("pdist")
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	if self.Dim() != 2 || math.IsInf(p, 0) {
-		return nil, fmt.Errorf("_pdist_backward: a 2D input and a finite p are supported by the interpreter")
-	}
-	n, m := self.Shape[0], self.Shape[1]
-	xs, gs, ds := contiguous(self).Floats(), contiguous(g).Floats(), contiguous(dist).Floats()
-	out := make([]float64, n*m)
-	k := 0
-	for i := int64(0); i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if ds[k] != 0 && p != 0 {
-				for d := int64(0); d < m; d++ {
-					diff := xs[i*m+d] - xs[j*m+d]
-					var v float64
-					switch p {
-					case 1:
-						v = sign(diff)
-					case 2:
-						v = diff / ds[k]
-					default:
-						v = sign(diff) * math.Pow(math.Abs(diff), p-1) / math.Pow(ds[k], p-1)
-					}
-					out[i*m+d] += gs[k] * v
-					out[j*m+d] -= gs[k] * v
-				}
-			}
-			k++
-		}
-	}
-	return one(FromFloatsOn(self.DType, self.Shape, out, self.Device()))
-}

@@ -2,23 +2,16 @@ package interp
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
 )
 
 // _batch_norm_with_update and batch_norm_backward (native_batch_norm's
-// kernels under their newer names), cdist forward/backward, native dropout's
-// backward and bilinear upsampling's backward.
+// kernels under their newer names) and bilinear upsampling's backward.
 
 func init() {
 	register(kBatchNormWithUpdate, "_batch_norm_with_update")
 	register(kBatchNormBackwardNew, "batch_norm_backward")
-	register(kCdist, "_cdist_forward")
-	register(kCdistBackward, "_cdist_backward")
-	register(lossGrad("native_dropout_backward", []string{"grad_output", "mask"}, nil, func(p, x []float64) float64 {
-		return x[0] * x[1] * p[0]
-	}, "scale"), "native_dropout_backward")
 	register(kUpsampleBilinear2dBackward, "upsample_bilinear2d_backward")
 }
 
@@ -53,120 +46,6 @@ func kBatchNormBackwardNew(c *call) ([]any, error) {
 		invstd = sv
 	}
 	return kBatchNormBackward(c.with(map[string]any{"train": update, "save_invstd": invstd}))
-}
-
-// cdistRows reads x1 [B, r1, m] and x2 [B, r2, m] (batch dims broadcast
-// and flattened) as row-major floats.
-func cdistRows(x1, x2 *Tensor) (a, b []float64, batch []int64, r1, r2, m int64, err error) {
-	if x1.Dim() < 2 || x2.Dim() < 2 || x1.Shape[x1.Dim()-1] != x2.Shape[x2.Dim()-1] {
-		return nil, nil, nil, 0, 0, 0, fmt.Errorf("cdist: X1 and X2 must have the same number of columns, got %v and %v", x1.Shape, x2.Shape)
-	}
-	batch, err = broadcastShapes(x1.Shape[:x1.Dim()-2], x2.Shape[:x2.Dim()-2])
-	if err != nil {
-		return nil, nil, nil, 0, 0, 0, err
-	}
-	r1, r2, m = x1.Shape[x1.Dim()-2], x2.Shape[x2.Dim()-2], x1.Shape[x1.Dim()-1]
-	a = contiguous(expandTo(x1, append(clone64(batch), r1, m))).Floats()
-	b = contiguous(expandTo(x2, append(clone64(batch), r2, m))).Floats()
-	return a, b, batch, r1, r2, m, nil
-}
-
-func kCdist(c *call) ([]any, error) {
-	x1, x2, err := c.tensor2("x1", "x2")
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	a, b, batch, r1, r2, m, err := cdistRows(x1, x2)
-	if err != nil {
-		return nil, err
-	}
-	nb := numel(batch)
-	out := make([]float64, nb*r1*r2)
-	diff := make([]float64, m)
-	for k := int64(0); k < nb; k++ {
-		for i := int64(0); i < r1; i++ {
-			for j := int64(0); j < r2; j++ {
-				for d := int64(0); d < m; d++ {
-					diff[d] = a[(k*r1+i)*m+d] - b[(k*r2+j)*m+d]
-				}
-				out[(k*r1+i)*r2+j] = pNorm(diff, p)
-			}
-		}
-	}
-	return one(FromFloatsOn(x1.DType, append(clone64(batch), r1, r2), out, x1.Device()))
-}
-
-// kCdistBackward is the gradient for x1: Σ_j g·∂‖x1_i - x2_j‖_p/∂x1_i, the
-// derivative being sign(d)·|d|^(p-1)/dist^(p-1) (0 where dist is 0).
-func kCdistBackward(c *call) ([]any, error) {
-	g, err := c.tensor("grad_output")
-	if err != nil {
-		return nil, err
-	}
-	x1, x2, err := c.tensor2("x1", "x2")
-	if err != nil {
-		return nil, err
-	}
-	dist, err := c.tensor("cdist")
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	a, b, batch, r1, r2, m, err := cdistRows(x1, x2)
-	if err != nil {
-		return nil, err
-	}
-	if math.IsInf(p, 0) {
-		return nil, fmt.Errorf("_cdist_backward: p = inf is not supported by the interpreter")
-	}
-	nb := numel(batch)
-	gs, ds := contiguous(g).Floats(), contiguous(dist).Floats()
-	out := make([]float64, nb*r1*m)
-	for k := int64(0); k < nb; k++ {
-		for i := int64(0); i < r1; i++ {
-			for j := int64(0); j < r2; j++ {
-				o := (k*r1+i)*r2 + j
-				if ds[o] == 0 || p == 0 {
-					continue
-				}
-				for d := int64(0); d < m; d++ {
-					diff := a[(k*r1+i)*m+d] - b[(k*r2+j)*m+d]
-					var v float64
-					switch {
-					case p == 1:
-						v = sign(diff)
-					case p == 2:
-						v = diff / ds[o]
-					default:
-						v = sign(diff) * math.Pow(math.Abs(diff), p-1) / math.Pow(ds[o], p-1)
-					}
-					out[(k*r1+i)*m+d] += gs[o] * v
-				}
-			}
-		}
-	}
-	res := FromFloatsOn(x1.DType, append(clone64(batch), r1, m), out, x1.Device())
-	if !equal64(res.Shape, x1.Shape) {
-		return nil, fmt.Errorf("_cdist_backward: broadcast batch dims %v of x1 %v are not supported by the interpreter", batch, x1.Shape)
-	}
-	return one(res)
-}
-
-func sign(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }
 
 // kUpsampleBilinear2dBackward spreads each gradient over its four source

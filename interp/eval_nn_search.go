@@ -17,7 +17,6 @@ func init() {
 	register(kIsin, "isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")
 	register(kMedianAll, "median", "nanmedian")
 	register(kHistc, "histc")
-	register(kLogitBackward, "logit_backward")
 	register(kMaskedScatterBackward, "masked_scatter_backward")
 	register(kSpaceTensors, "linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor",
 		"logspace.Tensor_Tensor", "logspace.Tensor_Scalar", "logspace.Scalar_Tensor")
@@ -236,29 +235,6 @@ func kHistc(c *call) ([]any, error) {
 		out[b]++
 	}
 	return one(FromFloatsOn(self.DType, []int64{bins}, out, self.Device()))
-}
-
-// kLogitBackward is g / (x(1-x)), 0 outside [eps, 1-eps] with an eps and
-// NaN outside [0, 1] without one.
-func kLogitBackward(c *call) ([]any, error) {
-	hasEps := !c.isNone("eps")
-	eps := 0.0
-	if hasEps {
-		var err error
-		if eps, err = c.float("eps"); err != nil {
-			return nil, err
-		}
-	}
-	return oneT(lanes(c, "logit_backward", []string{"grad_output", "self"}, nil, nil, func(_, x []float64) float64 {
-		g, v := x[0], x[1]
-		switch {
-		case hasEps && (v < eps || v > 1-eps):
-			return 0
-		case !hasEps && (v < 0 || v > 1):
-			return math.NaN()
-		}
-		return g / (v * (1 - v))
-	}))
 }
 
 // kMaskedScatterBackward gathers grad_output where mask (broadcast to it)

@@ -31,21 +31,6 @@ func metaEye(env *Env, c *Call) ([]ir.Type, error) {
 	return one(env.Contiguous(dt, []sym.Expr{n, m}, dev)), nil
 }
 
-// metaDist is a 0-dim tensor of self and other's promoted dtype (its real
-// counterpart for complex inputs: a norm is real).
-func metaDist(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := pw(PromoteDefault, "self", "other")(env, c)
-	if err != nil {
-		return nil, err
-	}
-	t := ts[0].Tensor
-	dt := t.DType
-	if dt.IsComplex() {
-		dt = dt.ComplexComponent()
-	}
-	return one(env.Contiguous(dt, []sym.Expr{}, t.Device)), nil
-}
-
 // metaSameContiguous is self's dtype and shape, row-major.
 func metaSameContiguous(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 	return env.Contiguous(self.DType, copyExprs(self.Shape), self.Device), nil
@@ -110,16 +95,6 @@ func metaChunkCat(env *Env, c *Call) ([]ir.Type, error) {
 	return one(env.Contiguous(ts[0].DType, shape, ts[0].Device)), nil
 }
 
-// metaPdist is the n(n-1)/2 pairwise distances of self's n rows.
-func metaPdist(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
-	if self.Rank() != 2 {
-		return nil, Errorf(CodeShape, "", "pdist only supports 2D tensors, got: %dD", self.Rank())
-	}
-	n := self.Shape[0]
-	pairs := sym.FloorDiv(sym.Mul(n, sym.Sub(n, sym.Const(1))), sym.Const(2))
-	return env.Contiguous(self.DType, []sym.Expr{pairs}, self.Device), nil
-}
-
 // metaNLLLoss2d is (output, total_weight): output [N, H, W] for
 // reduction=none, else 0-dim.
 func metaNLLLoss2d(env *Env, c *Call) ([]ir.Type, error) {
@@ -162,17 +137,6 @@ func metaMarginLoss(env *Env, c *Call) ([]ir.Type, error) {
 		out = append(out, ir.TensorOf(env.Contiguous(self.DType, copyExprs(self.Shape), self.Device)))
 	}
 	return out, nil
-}
-
-// metaPreluBackward is (grad_self, grad_weight), both over the broadcast of
-// self and weight (one TensorIterator writes them).
-func metaPreluBackward(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := pw(PromoteDefault, "self", "weight")(env, c)
-	if err != nil {
-		return nil, err
-	}
-	t := ts[0].Tensor
-	return types(t, env.Fresh(t.DType, copyExprs(t.Shape), copyExprs(t.Strides), t.Device)), nil
 }
 
 // metaUnfoldBackward is grad_in's dtype over input_sizes, row-major.

@@ -115,36 +115,3 @@ func metaEmptyPermuted(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return one(env.Fresh(dt, copyExprs(size), strides, dev)), nil
 }
-
-// metaCdist is [batch..., r1, r2] of x1's dtype (batch dims broadcast).
-func metaCdist(env *Env, c *Call) ([]ir.Type, error) {
-	ts, err := tensorsOf(c, "x1", "x2")
-	if err != nil {
-		return nil, err
-	}
-	x1, x2 := ts[0], ts[1]
-	if x1.Rank() < 2 || x2.Rank() < 2 {
-		return nil, Errorf(CodeShape, "", "cdist only supports at least 2D tensors, X1 got: %dD, X2 got: %dD", x1.Rank(), x2.Rank())
-	}
-	batch, err := env.BroadcastShapes(x1.Shape[:x1.Rank()-2], x2.Shape[:x2.Rank()-2])
-	if err != nil {
-		return nil, err
-	}
-	shape := append(batch, x1.Shape[x1.Rank()-2], x2.Shape[x2.Rank()-2])
-	return one(env.Contiguous(x1.DType, shape, x1.Device)), nil
-}
-
-// metaDropoutBackward is grad_output · (mask · scale) in grad_output's
-// suggested memory format: a bool or integer grad_output times the float
-// scale is the default float dtype.
-func metaDropoutBackward(env *Env, c *Call) ([]ir.Type, error) {
-	g, err := c.Tensor("grad_output")
-	if err != nil {
-		return nil, err
-	}
-	dt := g.DType
-	if !dt.IsFloat() && !dt.IsComplex() {
-		dt = DefaultFloat
-	}
-	return one(env.layoutLike(dt, copyExprs(g.Shape), g)), nil
-}
