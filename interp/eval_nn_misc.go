@@ -209,7 +209,8 @@ func kHashTensor(c *call) ([]any, error) {
 }
 
 // kChunkCat lays each tensor out as [..., num_chunks, chunk·rest] (dim
-// zero-padded to a multiple of num_chunks) side by side.
+// zero-padded to a multiple of num_chunks) side by side; elements are
+// copied as bytes, so every dtype (complex included) is exact.
 func kChunkCat(c *call) ([]any, error) {
 	ts, err := c.tensors("tensors")
 	if err != nil {
@@ -233,39 +234,44 @@ func kChunkCat(c *call) ([]any, error) {
 		}
 	}
 	type part struct {
-		vals               []float64
-		size, chunk, rest  int64
+		t                  *Tensor
+		chunk, rest        int64
 		start, width, full int64
 	}
 	parts := make([]part, len(ts))
 	var width int64
 	outer := numel(ts[0].Shape[:d])
 	for i, t := range ts {
-		if d >= t.Dim() {
-			return nil, fmt.Errorf("_chunk_cat expects dim < ndim for all input tensors")
+		if d >= t.Dim() || t.DType != ts[0].DType {
+			return nil, fmt.Errorf("_chunk_cat expects dim < ndim and one dtype for all input tensors")
 		}
-		p := part{vals: contiguous(t).Floats(), size: t.Shape[d], rest: numel(t.Shape[d+1:])}
-		p.chunk = (p.size + nc - 1) / nc
+		p := part{t: contiguous(t), rest: numel(t.Shape[d+1:])}
+		p.chunk = (t.Shape[d] + nc - 1) / nc
 		p.start, p.width = width, p.chunk*p.rest
-		p.full = p.size * p.rest
+		p.full = t.Shape[d] * p.rest
 		width += p.width
 		parts[i] = p
 	}
-	out := make([]float64, outer*nc*width)
+	shape := append(clone64(ts[0].Shape[:d]), nc, width)
+	out, err := Empty(ts[0].DType, shape, nil, ts[0].Device())
+	if err != nil {
+		return nil, err
+	}
+	sz := int64(ts[0].DType.ItemSize())
 	for o := int64(0); o < outer; o++ {
 		for k := int64(0); k < nc; k++ {
 			for _, p := range parts {
 				for j := int64(0); j < p.width; j++ {
 					pos := (k*p.chunk+j/p.rest)*p.rest + j%p.rest
 					if pos < p.full {
-						out[(o*nc+k)*width+p.start+j] = p.vals[o*p.full+pos]
+						dst, src := (o*nc+k)*width+p.start+j, p.t.Offset+o*p.full+pos
+						copy(out.Storage.Data[dst*sz:(dst+1)*sz], p.t.Storage.Data[src*sz:(src+1)*sz])
 					}
 				}
 			}
 		}
 	}
-	shape := append(clone64(ts[0].Shape[:d]), nc, width)
-	return one(FromFloatsOn(ts[0].DType, shape, out, ts[0].Device()))
+	return one(out)
 }
 
 func init() {
