@@ -195,3 +195,18 @@ func metaLinearCENoReduction(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return one(env.Contiguous(in.DType, []sym.Expr{in.Shape[0]}, in.Device)), nil
 }
+
+// metaResizeAs is resize_(self, the_template's sizes): row-major (or the
+// memory_format's) strides on self's storage and offset.
+func metaResizeAs(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	tmpl, err := c.Tensor("the_template")
+	if err != nil {
+		return nil, err
+	}
+	size := copyExprs(tmpl.Shape)
+	t := viewOf(self, size, ir.ContiguousStrides(size), offsetOf(self))
+	if f := c.Enum("memory_format"); f == "channels_last" || f == "channels_last_3d" {
+		t.Strides = env.StridesFor(f, t)
+	}
+	return t, nil
+}
