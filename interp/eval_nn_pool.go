@@ -231,3 +231,71 @@ func kCol2im(c *call) ([]any, error) {
 	}
 	return one(FromFloatsOn(self.DType, shape, out, self.Device()))
 }
+
+func init() {
+	register(kAdaptiveAvgPool3d, "_adaptive_avg_pool3d")
+	register(kAdaptiveAvgPool3dBackward, "_adaptive_avg_pool3d_backward")
+}
+
+// adaptive3d calls f(plane, out index, in index, window size) for every
+// input element of every output window of a [.., D, H, W] → [.., od, oh,
+// ow] adaptive pooling.
+func adaptive3d(in, out []int64, planes int64, f func(o, i int64, n float64)) {
+	d, h, w, od, oh, ow := in[0], in[1], in[2], out[0], out[1], out[2]
+	for p := int64(0); p < planes; p++ {
+		for a := int64(0); a < od; a++ {
+			d0, d1 := adaptiveWindow(a, d, od)
+			for b := int64(0); b < oh; b++ {
+				h0, h1 := adaptiveWindow(b, h, oh)
+				for e := int64(0); e < ow; e++ {
+					w0, w1 := adaptiveWindow(e, w, ow)
+					n := float64((d1 - d0) * (h1 - h0) * (w1 - w0))
+					o := ((p*od+a)*oh+b)*ow + e
+					for z := d0; z < d1; z++ {
+						for y := h0; y < h1; y++ {
+							for x := w0; x < w1; x++ {
+								f(o, ((p*d+z)*h+y)*w+x, n)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func kAdaptiveAvgPool3d(c *call) ([]any, error) {
+	self, err := c.tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	size, err := c.intList("output_size")
+	if err != nil {
+		return nil, err
+	}
+	r := self.Dim()
+	if (r != 4 && r != 5) || len(size) != 3 {
+		return nil, fmt.Errorf("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got %v", self.Shape)
+	}
+	planes := numel(self.Shape[:r-3])
+	xs := contiguous(self).Floats()
+	out := make([]float64, planes*numel(size))
+	adaptive3d(self.Shape[r-3:], size, planes, func(o, i int64, n float64) { out[o] += xs[i] / n })
+	return one(FromFloatsOn(self.DType, append(clone64(self.Shape[:r-3]), size...), out, self.Device()))
+}
+
+func kAdaptiveAvgPool3dBackward(c *call) ([]any, error) {
+	g, self, err := c.tensor2("grad_output", "self")
+	if err != nil {
+		return nil, err
+	}
+	r := self.Dim()
+	if (r != 4 && r != 5) || g.Dim() != r {
+		return nil, fmt.Errorf("adaptive_avg_pool3d_backward: grad_output of %dD for input of %dD", g.Dim(), r)
+	}
+	planes := numel(self.Shape[:r-3])
+	gs := contiguous(g).Floats()
+	out := make([]float64, self.Numel())
+	adaptive3d(self.Shape[r-3:], g.Shape[r-3:], planes, func(o, i int64, n float64) { out[i] += gs[o] / n })
+	return one(FromFloatsOn(g.DType, self.Shape, out, self.Device()))
+}
