@@ -41,6 +41,8 @@ var simdFns = map[string]simdFn{
 	"abs":     {tmpl: "rt.AbsF32x8(%[1]s, sign)"},
 	"maximum": {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)"},
 	"minimum": {tmpl: "rt.MinF32x8(%[1]s, %[2]s)"},
+	"exp":     {tmpl: "rt.ExpF32x8(%[1]s, sign)"},
+	"tanh":    {tmpl: "rt.TanhF32x8(%[1]s, sign)"},
 	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
 	"eq":    {tmpl: "%[1]s.Equal(%[2]s)", mask: true},
 	"ne":    {tmpl: "%[1]s.NotEqual(%[2]s)", mask: true},
