@@ -71,7 +71,7 @@ func (g *kernelGen) emitReduceStage(s *lowering.Stage) error {
 		}
 	}
 	end := "int64(" + s.Reduce[last].Code() + ")"
-	if err := g.tightLoop(lowering.ReduceVar(last), "int64(0)", end, s.Body, 1, false, extra); err != nil {
+	if err := g.tightLoop(lowering.ReduceVar(last), "int64(0)", end, s.Body, 1, true, extra); err != nil {
 		return err
 	}
 	for range last {
