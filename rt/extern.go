@@ -136,6 +136,9 @@ func matmul[T float32 | float64](op string, out *Tensor, args []*Tensor) error {
 	if b.Shape[rank-2] != k || out.Shape[rank-2] != m || out.Shape[rank-1] != n {
 		return fmt.Errorf("%s: mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)", op, m, k, b.Shape[rank-2], n)
 	}
+	if a.DType == "f32" && b.DType == "f32" && out.DType == "f32" {
+		return matmulF32(a, b, out, batch, m, k, n)
+	}
 	av, err := loadAs[T](a)
 	if err != nil {
 		return fmt.Errorf("%s: mat1: %w", op, err)
@@ -162,6 +165,46 @@ func matmul[T float32 | float64](op string, out *Tensor, args []*Tensor) error {
 	})
 	if err != nil {
 		return err
+	}
+	return storeAs(out, ov)
+}
+
+// matmulF32 is matmul on float32 operands through sgemm (gemm.go), reading
+// the operands in their layouts and writing a contiguous output in place.
+func matmulF32(a, b, out *Tensor, batch, m, k, n int64) error {
+	view := func(t *Tensor, bi int64) f32Matrix {
+		st := t.strides()
+		r := len(st)
+		off := t.Offset
+		if r == 3 {
+			off += bi * st[0]
+		}
+		return f32Matrix{data: F32s(t.Data), off: off, rs: st[r-2], cs: st[r-1]}
+	}
+	if err := a.fits(); err != nil {
+		return err
+	}
+	if err := b.fits(); err != nil {
+		return err
+	}
+	if err := out.fits(); err != nil {
+		return err
+	}
+	direct := out.IsContiguous()
+	var ov []float32
+	if direct {
+		ov = F32s(out.Data)[:batch*m*n]
+	} else {
+		ov = make([]float32, batch*m*n)
+	}
+	for bi := range batch {
+		av := view(a, bi).rowMajor(m, k)
+		if err := sgemm(m, k, n, av, view(b, bi), ov[bi*m*n:(bi+1)*m*n]); err != nil {
+			return err
+		}
+	}
+	if direct {
+		return nil
 	}
 	return storeAs(out, ov)
 }
