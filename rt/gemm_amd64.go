@@ -30,13 +30,15 @@ func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 {
 			c30, c31 = archsimd.LoadFloat32x8((*[8]float32)(rows[3][0:8])), archsimd.LoadFloat32x8((*[8]float32)(rows[3][8:16]))
 		}
 		a0 := a[i*k+p0 : i*k+p0+kc]
-		a1 := a[(i+1)*k+p0 : (i+1)*k+p0+kc]
-		a2 := a[(i+2)*k+p0 : (i+2)*k+p0+kc]
-		a3 := a[(i+3)*k+p0 : (i+3)*k+p0+kc]
+		// Equal lengths and a walking pack slice: one bounds check a step.
+		a1 := a[(i+1)*k+p0:][:len(a0)]
+		a2 := a[(i+2)*k+p0:][:len(a0)]
+		a3 := a[(i+3)*k+p0:][:len(a0)]
+		bp := pack
 		for p := range a0 {
-			bp := pack[p*gemmNR : p*gemmNR+gemmNR]
 			b0 := archsimd.LoadFloat32x8((*[8]float32)(bp[0:8]))
 			b1 := archsimd.LoadFloat32x8((*[8]float32)(bp[8:16]))
+			bp = bp[gemmNR:]
 			x := archsimd.BroadcastFloat32x8(a0[p])
 			c00, c01 = x.MulAdd(b0, c00), x.MulAdd(b1, c01)
 			x = archsimd.BroadcastFloat32x8(a1[p])
