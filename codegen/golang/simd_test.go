@@ -64,6 +64,7 @@ var simdOps = []string{
 	"c6 = torch.ops.aten.abs.default(c5)",
 	"c7 = torch.ops.aten.mul.Tensor(c6, 0.5)",
 	"chain = torch.ops.aten.add.Tensor(c7, 1.0)",
+	"sq = torch.ops.aten.pow.Tensor_Scalar(x, 2)",
 	"exp_1 = torch.ops.aten.exp.default(x)",
 	"tanh_1 = torch.ops.aten.tanh.default(x)",
 }
