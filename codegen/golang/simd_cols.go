@@ -52,6 +52,8 @@ func (g *kernelGen) colsCall(used map[string]bool) (string, error) {
 	for _, s := range views {
 		l.params = append(l.params, s+" []float32")
 	}
+	// The program's symbols (dynamic sizes) appear in indices and sizes.
+	vars = append(slices.Clone(g.prog.Syms), vars...)
 	for _, x := range vars {
 		l.params = append(l.params, x+" int64")
 	}

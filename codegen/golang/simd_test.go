@@ -378,6 +378,21 @@ func TestSIMDColumns(t *testing.T) {
 			requireSameBits(t, got[o], simd[o], func(int) bool { return false }, "simd vs %s, output %d", name, o)
 		}
 	}
+	// A dynamic size (a sum over rows of an s0-row input, as corpus 103's
+	// backward has) reaches the column lanes as a parameter: the SIMD
+	// build compiles.
+	sym := fxProgram(t, "simd_sym", `class GraphModule(torch.nn.Module):
+    def forward(self, s0: "Sym(s0)", y: "f32[s0, 32][32, 1]cpu"):
+        sum_1: "f32[32][1]cpu" = torch.ops.aten.sum.dim_IntList(y, [0])
+        return (sum_1,)
+`)
+	symDir := t.TempDir()
+	require.NoError(t, WriteModule(symDir, "kilngen", []*lowering.Program{sym.prog}))
+	symLanes, err := os.ReadFile(filepath.Join(symDir, "graphs", "simd_sym", "simd_sym_simd.go"))
+	require.NoError(t, err, "no lanes file:\n%s", sym.prog)
+	require.Contains(t, string(symLanes), "s0 int64, x0 int64")
+	buildVariant(t, goBin, symDir, filepath.Join(binDir, "sym"), "GOEXPERIMENT=simd")
+
 	res, err := interp.Run(c.g, []any{x}, interp.Options{})
 	require.NoError(t, err)
 	for o := range simd {
