@@ -116,6 +116,9 @@ func reduction(outs ...reduceOut) MetaFunc {
 			dt := k.dtype(self.DType)
 			if d, ok, _ := c.DType("dtype"); ok && i == 0 {
 				dt = d
+				if k == outRealFloat { // linalg_vector_norm(dtype=c64) is f32
+					dt = realPart(d)
+				}
 			}
 			res[i] = ir.TensorOf(env.Contiguous(dt, copyExprs(shape), self.Device))
 		}
