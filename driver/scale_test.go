@@ -11,10 +11,11 @@ import (
 	"github.com/kiln-compiler/kiln/internal/graphgen"
 )
 
-// The Go back end formats each kernel on its own (in parallel); the file
-// they make together must still be exactly what gofmt prints.
+// The Go back end formats each kernel on its own (in parallel), once per
+// shape (kernels of different layers differ only in their numbers); the
+// file they make together must still be exactly what gofmt prints.
 func TestGeneratedGoStaysGofmtClean(t *testing.T) {
-	src := graphgen.Blocks(graphgen.Config{Nodes: 200})
+	src := graphgen.Blocks(graphgen.Config{Nodes: 1500}) // several layers: shapes repeat
 	run, err := driver.Compile(driver.Input{Name: "gen.fx", Src: []byte(src)}, driver.Options{Pipeline: driver.CompilePipeline})
 	require.NoError(t, err)
 	require.False(t, run.Diags.HasErrors())
