@@ -103,7 +103,7 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 		rec := run.Stages[0]
 		rec.AddForm("lower", pre)
 		rec.Add("plan", loop.String())
-		rec.Kernels = (&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: goSrc}).ReportKernels()
+		rec.Kernels = (&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: string(goSrc)}).ReportKernels()
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			b.Fatal(err)

@@ -23,9 +23,9 @@ func TestGeneratedGoStaysGofmtClean(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, progs, 1)
 	require.Greater(t, len(progs[0].Loop.Kernels), 20)
-	formatted, err := format.Source(progs[0].Go)
+	formatted, err := format.Source([]byte(progs[0].Go))
 	require.NoError(t, err)
-	require.Equal(t, string(formatted), string(progs[0].Go))
+	require.Equal(t, string(formatted), progs[0].Go)
 
 	// The report shows each kernel's own function, cut from the file.
 	for _, k := range progs[0].ReportKernels() {

@@ -39,6 +39,11 @@ type Manager struct {
 	AfterPass func(step Step, before, after *ir.Graph, res *PassResult) error
 	// Snapshot copies a graph for AfterPass's "before"; nil disables it.
 	Snapshot func(*ir.Graph) *ir.Graph
+	// TrustUnchanged takes a stage past the graph that reports no change
+	// (verify, a code generator) at its word: its output is its input,
+	// not printed and hashed again (on a large program each print is
+	// seconds). VerifyEach checks it anyway.
+	TrustUnchanged bool
 }
 
 // PassResult is what the manager measured for one pass.
@@ -52,6 +57,9 @@ type PassResult struct {
 	// Text is the stage's printed output (the graph, the program, or the
 	// code a codegen stage emitted), when Manager.KeepText.
 	Text string
+	// Lines counts Text's lines where the caller let Text go (a large
+	// stage no dump needs, kept only for its length).
+	Lines int
 }
 
 // Result is one pipeline run.
@@ -70,14 +78,17 @@ func (m *Manager) Run(p *Pipeline, ctx *Context, g *ir.Graph) (*Result, error) {
 func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	res := &Result{}
 	stage := ir.StageParsed
-	in := u.Text() // each pass's output is the next one's input
+	in := u.Printed // each pass's output is the next one's input
+	if in == "" {
+		in = u.Text()
+	}
 	hash := hashText(in)
 	for i, step := range p.Steps {
 		var before *ir.Graph
 		if step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
 			before = m.Snapshot(u.Graph)
 		}
-		pr, out := m.runStep(step, ctx, u, hash)
+		pr, out := m.runStep(step, ctx, u, in, hash)
 		hash = pr.HashOut
 		if step.Info.Stage > stage {
 			stage = step.Info.Stage
@@ -144,16 +155,24 @@ var errStopped = errors.New("stopped by error diagnostics")
 
 // runStep runs one step with crash recovery; out is the unit printed after
 // it, whose hash is HashOut.
-func (m *Manager) runStep(step Step, ctx *Context, u *Unit, hashIn uint64) (pr PassResult, out string) {
+func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn uint64) (pr PassResult, out string) {
 	pr.Pass = step.Info.Name
 	pr.HashIn = hashIn
 	ctx.pass = step.Info.Name
 	ctx.current = nil
 	start := time.Now()
+	progIn := u.Prog
 	defer func() {
 		pr.Duration = time.Since(start)
-		out = u.Text()
-		pr.HashOut = hashText(out)
+		if m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil {
+			out, pr.HashOut = in, hashIn
+		} else {
+			out = u.Text()
+			pr.HashOut = hashText(out)
+		}
+		if pr.HashOut == hashIn && out == in {
+			out = in // one copy of the text, shared by every stage that left it so
+		}
 		if step.Unit != nil { // the printed program is a stage's whole output
 			pr.Changed = pr.HashIn != pr.HashOut
 		}
