@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"io"
 	"strconv"
 	"strings"
 )
@@ -17,6 +18,24 @@ func (m *Module) Print() string {
 	return b.String()
 }
 
+// WriteTo writes Print's text to w a few nodes at a time.
+func (m *Module) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for i, g := range m.Graphs {
+		if i > 0 {
+			k, err := io.WriteString(w, "\n")
+			if n += int64(k); err != nil {
+				return n, err
+			}
+		}
+		k, err := g.WriteTo(w)
+		if n += k; err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // String renders g as FX readable text with full annotations where types are
 // known, `;  x = None` releases after last uses, stack comments, and derived
 // facts as trailing `# key=value` comments. The output is deterministic and
@@ -27,7 +46,30 @@ func (g *Graph) String() string {
 	return b.String()
 }
 
-func (g *Graph) write(b *strings.Builder) {
+// WriteTo writes g's text (String) to w a few nodes at a time, so that a
+// large graph is never one string: the pass manager hashes it so.
+func (g *Graph) WriteTo(w io.Writer) (int64, error) {
+	var b strings.Builder
+	var n int64
+	var err error
+	flush := func(b *strings.Builder) {
+		if err == nil {
+			var k int
+			k, err = io.WriteString(w, b.String())
+			n += int64(k)
+		}
+		b.Reset()
+	}
+	g.writeFlushing(&b, flush)
+	flush(&b)
+	return n, err
+}
+
+func (g *Graph) write(b *strings.Builder) { g.writeFlushing(b, nil) }
+
+// writeFlushing prints g into b, handing b to flush (when set) whenever it
+// holds 32 KiB or more.
+func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) {
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"
@@ -60,6 +102,9 @@ func (g *Graph) write(b *strings.Builder) {
 			stack = n.Stack
 		}
 		g.writeNode(b, n, releases)
+		if flush != nil && b.Len() >= 32<<10 {
+			flush(b)
+		}
 	}
 	b.WriteString("        " + g.returnString() + "\n")
 }

@@ -79,10 +79,16 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	res := &Result{}
 	stage := ir.StageParsed
 	in := u.Printed // each pass's output is the next one's input
-	if in == "" {
+	var hash uint64
+	switch {
+	case in != "":
+		hash = hashText(in)
+	case m.needsText(u):
 		in = u.Text()
+		hash = hashText(in)
+	default:
+		hash = Hash(u.Graph)
 	}
-	hash := hashText(in)
 	for i, step := range p.Steps {
 		var before *ir.Graph
 		if step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
@@ -120,6 +126,14 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 		in = out
 	}
 	return res, nil
+}
+
+// needsText says whether anyone reads the unit's text after a stage: the
+// report (KeepText), a dump, a reproducer (which needs the failing stage's
+// input). Otherwise a graph is only hashed, streamed through the hash
+// (on a 1M-node graph the text is hundreds of MB).
+func (m *Manager) needsText(u *Unit) bool {
+	return u.Prog != nil || m.KeepText || m.ReproDir != "" || m.Print != PrintNever || len(m.PrintAfter) > 0
 }
 
 // verify runs the checks that hold after step: the IR verifier at the
@@ -164,9 +178,12 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn ui
 	progIn := u.Prog
 	defer func() {
 		pr.Duration = time.Since(start)
-		if m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil {
+		switch {
+		case m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil:
 			out, pr.HashOut = in, hashIn
-		} else {
+		case !m.needsText(u):
+			pr.HashOut = Hash(u.Graph)
+		default:
 			out = u.Text()
 			pr.HashOut = hashText(out)
 		}
@@ -258,8 +275,13 @@ func firstLine(s string) string {
 }
 
 // Hash fingerprints g's printed form, so the manager can tell whether a pass
-// changed the graph whatever the pass claims.
-func Hash(g *ir.Graph) uint64 { return hashText(g.String()) }
+// changed the graph whatever the pass claims. The text streams through the
+// hash: it is never one string.
+func Hash(g *ir.Graph) uint64 {
+	h := fnv.New64a()
+	_, _ = g.WriteTo(h)
+	return h.Sum64()
+}
 
 func hashText(text string) uint64 {
 	h := fnv.New64a()

@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"hash/maphash"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -22,7 +23,65 @@ import (
 // and the others take its layout with their own characters put back.
 // Putting back checks that the formatted shape holds the chunk's
 // characters in order; where it does not, the chunk is formatted itself.
+// A long function is formatted in pieces (splitFunc).
 func formatChunks(chunks []string) error {
+	type unit struct {
+		chunk int
+		p     piece
+	}
+	var units []unit
+	var texts []string // what gofmt reads: each unit's text in its wrapper
+	var at []int       // units[k]'s text in texts (-1: kept as it is)
+	for i, c := range chunks {
+		ps, ok := splitFunc(c)
+		if !ok {
+			ps = []piece{{text: c}}
+		}
+		for _, p := range ps {
+			units = append(units, unit{i, p})
+			if p.keep {
+				at = append(at, -1)
+				continue
+			}
+			at = append(at, len(texts))
+			texts = append(texts, p.prefix+p.text+p.suffix)
+		}
+	}
+	if err := formatShapes(texts); err != nil {
+		return err
+	}
+	out := make([]strings.Builder, len(chunks))
+	bad := make([]bool, len(chunks))
+	for k, u := range units {
+		text := u.p.text // a kept piece: already as gofmt prints it
+		if at[k] >= 0 {
+			var ok bool
+			text, ok = unwrap(texts[at[k]], u.p.prefix, u.p.suffix)
+			bad[u.chunk] = bad[u.chunk] || !ok
+		}
+		out[u.chunk].WriteString(text)
+	}
+	errs := make([]error, len(chunks))
+	for i := range chunks {
+		chunks[i] = out[i].String()
+		if bad[i] { // a piece's wrapper did not come back as it went: format it whole
+			chunks[i], errs[i] = gofmt(chunks[i])
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unwrap cuts the wrapper a piece was formatted in off its formatted text.
+func unwrap(text, prefix, suffix string) (string, bool) {
+	t, ok := strings.CutPrefix(text, prefix)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(t, suffix)
+}
+
+// formatShapes gofmts each text in place, once per shape.
+func formatShapes(chunks []string) error {
 	seed := maphash.MakeSeed()
 	shapes := map[uint64][]int{}    // shape hash → chunks of distinct shapes with that hash
 	rep := make([]int, len(chunks)) // the chunk whose formatting chunk i takes

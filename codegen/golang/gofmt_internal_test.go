@@ -1,7 +1,9 @@
 package golang
 
 import (
+	"fmt"
 	"go/format"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,4 +45,38 @@ func TestRelayout(t *testing.T) {
 	require.False(t, ok, "raw has characters formatted lacks")
 	_, ok = relayout("a := b + 1\n", "a := b\n")
 	require.False(t, ok, "formatted has characters raw lacks")
+}
+
+// A long function is formatted in pieces; the pieces together must be what
+// gofmt prints for the whole, comment alignment and blank lines included.
+func TestFormatChunksSplitsLongFunc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("// Info is a table.\nvar Info = &rt.Program{Name: \"g\",\nInputs: []string{\"x\",\n\"y\"}}\n\n// Run runs.\nfunc Run(x int) (int, error) {\n")
+	for i := range 700 {
+		switch i % 7 {
+		case 0:
+			fmt.Fprintf(&b, "b%d := rt.Reuse(b%d, %d) // reuses buf%d\n", i, i/2, 1<<(i%13), i/2)
+		case 1:
+			fmt.Fprintf(&b, "if err := kernel%d(b%d, b%d); err != nil {\nreturn 0, fmt.Errorf(\"kernel%d: %%w\", err)\n}\n", i, i, i-1, i)
+		case 2:
+			b.WriteString("\n")
+		case 3:
+			fmt.Fprintf(&b, "x = x*%d + (x / 2)\n", i)
+		default:
+			fmt.Fprintf(&b, "s%d := []int64{%d, %d,\n%d}\n_ = s%d\n", i, i, i+1, i+2, i)
+		}
+	}
+	b.WriteString("return x, nil\n}\n\n")
+	chunk := b.String()
+	pieces, ok := splitFunc(chunk)
+	require.True(t, ok)
+	require.Greater(t, len(pieces), 4)
+	want, err := format.Source([]byte(chunk))
+	require.NoError(t, err)
+	chunks := []string{chunk}
+	require.NoError(t, formatChunks(chunks))
+	require.Equal(t, string(want), chunks[0])
+
+	_, ok = splitFunc("func f() {\nx := `raw\n}\n")
+	require.False(t, ok, "short")
 }
