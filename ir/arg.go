@@ -10,20 +10,22 @@ import (
 type ArgKind uint8
 
 const (
-	ArgNone   ArgKind = iota // None
-	ArgValue                 // an SSA value
-	ArgInt                   // Python int
-	ArgFloat                 // Python float (inf, -inf, nan included)
-	ArgBool                  // True / False
-	ArgString                // 'text'
-	ArgDType                 // torch.float32
-	ArgDevice                // device(type='cuda', index=0)
-	ArgEnum                  // torch.strided, torch.contiguous_format, ... (Str holds the attribute name)
-	ArgList                  // [a, b]
-	ArgTuple                 // (a, b)
-	ArgDict                  // {'k': v}
-	ArgOpRef                 // torch.ops.mylib.foo.default passed as a value (Str holds the FX spelling)
-	ArgRaw                   // any other Python expression kiln keeps verbatim (Str)
+	ArgNone     ArgKind = iota // None
+	ArgValue                   // an SSA value
+	ArgInt                     // Python int
+	ArgFloat                   // Python float (inf, -inf, nan included)
+	ArgBool                    // True / False
+	ArgString                  // 'text'
+	ArgDType                   // torch.float32
+	ArgDevice                  // device(type='cuda', index=0)
+	ArgEnum                    // torch.strided, torch.contiguous_format, ... (Str holds the attribute name)
+	ArgList                    // [a, b]
+	ArgTuple                   // (a, b)
+	ArgDict                    // {'k': v}
+	ArgOpRef                   // torch.ops.mylib.foo.default passed as a value (Str holds the FX spelling)
+	ArgRaw                     // any other Python expression kiln keeps verbatim (Str)
+	ArgSlice                   // slice(start, stop, step) in an index: Elems holds the three parts (None when absent)
+	ArgEllipsis                // Ellipsis in an index
 )
 
 // Arg is a node argument: an SSA value or a constant.
@@ -53,6 +55,20 @@ func ListArg(elems ...Arg) Arg  { return Arg{Kind: ArgList, Elems: elems} }
 func TupleArg(elems ...Arg) Arg { return Arg{Kind: ArgTuple, Elems: elems} }
 func NoneArg() Arg              { return Arg{Kind: ArgNone} }
 
+// SliceArg builds slice(start, stop, step).
+func SliceArg(start, stop, step Arg) Arg { return Arg{Kind: ArgSlice, Elems: []Arg{start, stop, step}} }
+
+// IsContainer reports whether a holds other arguments in Elems (and Keys):
+// a list, tuple, dict or slice. Passes that map values through arguments
+// recurse into exactly these.
+func (a Arg) IsContainer() bool {
+	switch a.Kind {
+	case ArgList, ArgTuple, ArgDict, ArgSlice:
+		return true
+	}
+	return false
+}
+
 // IntList builds a list of int arguments.
 func IntList(xs ...int64) Arg {
 	elems := make([]Arg, len(xs))
@@ -70,7 +86,7 @@ func (a *Arg) Walk(f func(*Value)) {
 	switch a.Kind {
 	case ArgValue:
 		f(a.Value)
-	case ArgList, ArgTuple, ArgDict:
+	case ArgList, ArgTuple, ArgDict, ArgSlice:
 		for i := range a.Elems {
 			a.Elems[i].Walk(f)
 		}
@@ -83,7 +99,7 @@ func (a Arg) replace(old, new *Value) Arg {
 		if a.Value == old {
 			a.Value = new
 		}
-	case ArgList, ArgTuple, ArgDict:
+	case ArgList, ArgTuple, ArgDict, ArgSlice:
 		elems := make([]Arg, len(a.Elems))
 		for i, e := range a.Elems {
 			elems[i] = e.replace(old, new)
@@ -113,7 +129,9 @@ func (a Arg) Equal(b Arg) bool {
 		return a.DType == b.DType
 	case ArgDevice:
 		return a.Device == b.Device
-	case ArgList, ArgTuple, ArgDict:
+	case ArgEllipsis:
+		return true
+	case ArgList, ArgTuple, ArgDict, ArgSlice:
 		if len(a.Elems) != len(b.Elems) || len(a.Keys) != len(b.Keys) {
 			return false
 		}
@@ -178,6 +196,10 @@ func (a Arg) write(b *strings.Builder) {
 			a.Elems[i].write(b)
 		}
 		b.WriteByte('}')
+	case ArgSlice:
+		writeSeq(b, "slice(", ")", a.Elems, false)
+	case ArgEllipsis:
+		b.WriteString("Ellipsis")
 	default:
 		b.WriteString(a.Str)
 	}

@@ -58,7 +58,7 @@ func mapArg(a Arg, vm map[*Value]*Value) Arg {
 		if nv, ok := vm[a.Value]; ok {
 			a.Value = nv
 		}
-	case ArgList, ArgTuple, ArgDict:
+	case ArgList, ArgTuple, ArgDict, ArgSlice:
 		a.Elems = mapArgs(a.Elems, vm)
 		a.Keys = mapArgs(a.Keys, vm)
 	}

@@ -216,7 +216,32 @@ func metaSDPA(env *Env, c *Call) ([]ir.Type, error) {
 		return nil, Errorf(CodeShape, "", "scaled_dot_product_attention expects query, key and value to be at least 2D")
 	}
 	shape := append(copyExprs(q.Shape[:q.Rank()-1]), v.Shape[v.Rank()-1])
+	if sdpaFlashOnCPU(c, ts) {
+		// _scaled_dot_product_flash_attention_for_cpu: empty_like(query)
+		return one(env.Fresh(q.DType, shape, env.PreserveStrides(q), q.Device)), nil
+	}
 	return one(env.Contiguous(q.DType, shape, q.Device)), nil
+}
+
+// sdpaFlashOnCPU reports whether PyTorch's CPU backend choice
+// (sdp_utils_cpp.cpp, use_flash_attention_cpp) takes the flash kernel for
+// this call rather than the math path: 4-D floating inputs, one head size,
+// unit stride in the last dim, no dropout. Checked against fake tensors of
+// PyTorch 2.15: a transposed query's layout survives only on that path.
+func sdpaFlashOnCPU(c *Call, qkv []*ir.TensorType) bool {
+	if p, err := c.Float("dropout_p"); err != nil || p != 0 {
+		return false
+	}
+	e := qkv[0].Shape[qkv[0].Rank()-1]
+	for _, t := range qkv {
+		if !t.Device.IsCPU() || t.Rank() != 4 || !t.DType.IsFloat() || !sym.Equal(t.Shape[3], e) {
+			return false
+		}
+		if t.Strides == nil || !sym.Equal(t.Strides[3], c1) {
+			return false
+		}
+	}
+	return true
 }
 
 // metaSDPAEfficient is _scaled_dot_product_efficient_attention: output

@@ -198,3 +198,25 @@ func linkFunctional(r *Registry) {
 		}
 	}
 }
+
+// Overloads lists the overloads of a packet ("aten::sum"): kiln's own in
+// declaration order, then PyTorch's others.
+func (r *Registry) Overloads(packet string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for reg := r; reg != nil; reg = reg.parent {
+		for _, name := range reg.names[packet] {
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	for _, name := range pytorchIndex().packets[packet] {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}

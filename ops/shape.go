@@ -280,6 +280,9 @@ func (env *Env) cmpExpr(a, b sym.Expr) int {
 	if lt, ok := env.decideOblivious(sym.Lt(a, b)); ok && lt {
 		return -1
 	}
+	if env.dividesPositive(a, b) {
+		return -1
+	}
 	if gt, ok := env.decideOblivious(sym.Gt(a, b)); ok && gt {
 		return 1
 	}
@@ -287,6 +290,21 @@ func (env *Env) cmpExpr(a, b sym.Expr) int {
 		return 0
 	}
 	return 2
+}
+
+// dividesPositive reports a < b for b = a*q with a > 0 and q > 1, as
+// view's chunk sizes are (4*s27 against 4*s77*s27): size-oblivious
+// reasoning decides q > 1 for q alone, not for the product.
+func (env *Env) dividesPositive(a, b sym.Expr) bool {
+	if pos, ok := env.decideOblivious(sym.Gt(a, c0)); !ok || !pos {
+		return false
+	}
+	q := sym.FloorDiv(b, a)
+	if !sym.Equal(sym.Mul(q, a), b) {
+		return false
+	}
+	gt, ok := env.decideOblivious(sym.Gt(q, c1))
+	return ok && gt
 }
 
 // product multiplies sizes.

@@ -7,7 +7,7 @@ func builtinTables() []Entry {
 	for _, t := range [][]Entry{
 		pointwiseTable(), viewTable(), castTable(), reduceTable(), factoryTable(), matmulTable(),
 		nnTable(), backwardTable(), miscTable11(), attentionCPUTable(), inductorPrimsTable(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
-		conformanceTable(), conformanceTable2(), conformanceTable3(), linalgTable(), fftTable(),
+		conformanceTable(), conformanceTable2(), conformanceTable3(), linalgTable(), fftTable(), dynamoTable(),
 	} {
 		all = append(all, t...)
 	}

@@ -34,6 +34,12 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	if findAssign(rhs.text) >= 0 {
 		return false, p.errIn(l, rhs.off+findAssign(rhs.text), "chained assignment of a value", "FX statements assign one call: `x = torch.ops.aten.add.Tensor(a, b)`")
 	}
+	if t := strings.TrimSpace(lhs.text); strings.HasSuffix(t, "]") && !strings.Contains(t, ":") {
+		return false, gb.setitem(l, st, lhs, rhs)
+	}
+	if base, op, ok := augmented(lhs.text); ok {
+		return false, gb.augmentedAssign(l, st, base, op, rhs)
+	}
 	targets, isTuple, err := gb.targets(l, lhs)
 	if err != nil {
 		return false, err
@@ -46,6 +52,94 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 		return false, gb.unpack(l, targets, expr, rhs.off)
 	}
 	return false, gb.assign(l, targets[0], expr, rhs.off)
+}
+
+// setitem reads Dynamo's `x[index] = value;  setitem = x`: an
+// operator.setitem node named by the alias statement FX prints after it.
+func (gb *graphBuilder) setitem(l *logical, st, lhs, rhs span) error {
+	target, err := gb.parseRHS(l, lhs)
+	if err != nil {
+		return err
+	}
+	if target.kind != eIndex || target.base.kind != eName {
+		return gb.p.errIn(l, lhs.off, "cannot assign to this", "the left side of an FX statement is a name, optionally annotated, or name[index]")
+	}
+	value, err := gb.parseRHS(l, rhs)
+	if err != nil {
+		return err
+	}
+	args := make([]ir.Arg, 3)
+	for i, e := range []*pyExpr{target.base, target.rhs, value} {
+		if args[i], err = gb.toArg(l, e); err != nil {
+			return err
+		}
+	}
+	name := "setitem"
+	if alias, ok := gb.aliasAfter(l, st, target.base.name); ok {
+		name = alias.name
+	}
+	gb.add(l, target, name, "operator.setitem", ir.FormOperator, args, nil, 1)
+	return nil
+}
+
+// augmentedOps are Python's in-place operators, as FX prints them.
+var augmentedOps = map[string]string{"+": "iadd", "-": "isub", "*": "imul", "/": "itruediv", "//": "ifloordiv",
+	"%": "imod", "**": "ipow", "@": "imatmul", "&": "iand", "|": "ior", "^": "ixor", "<<": "ilshift", ">>": "irshift"}
+
+// augmented splits `name +` (the left side of `name += x`) into the name
+// and the operator.
+func augmented(lhs string) (name, op string, ok bool) {
+	t := strings.TrimSpace(lhs)
+	end := len(t)
+	for end > 0 && strings.IndexByte("+-*/%@&|^<>", t[end-1]) >= 0 {
+		end--
+	}
+	name, sym := strings.TrimSpace(t[:end]), t[end:]
+	op, ok = augmentedOps[sym]
+	return name, op, ok && isIdentifier(name)
+}
+
+// augmentedAssign reads `x += y;  x_1: "f32[4]" = x`: an operator.iadd
+// node named and annotated by the alias statement FX prints after it.
+func (gb *graphBuilder) augmentedAssign(l *logical, st span, base, op string, rhs span) error {
+	value, err := gb.parseRHS(l, rhs)
+	if err != nil {
+		return err
+	}
+	target := &pyExpr{kind: eName, name: base, col: st.off - rhs.off}
+	args := make([]ir.Arg, 2)
+	for i, e := range []*pyExpr{target, value} {
+		if args[i], err = gb.toArg(l, e); err != nil {
+			return err
+		}
+	}
+	name, annot := base, ir.Type{}
+	if alias, ok := gb.aliasAfter(l, st, base); ok {
+		name, annot = alias.name, alias.typ
+	}
+	n := gb.add(l, value, name, "operator."+op, ir.FormOperator, args, nil, 1)
+	n.Results[0].Annot = annot
+	gb.bind(base, binding{v: n.Results[0]}) // Python rebinds x to the result
+	return nil
+}
+
+// aliasAfter reads the statement after st when it is `name[: ann] = base`,
+// the alias FX prints after statements that name no value themselves.
+func (gb *graphBuilder) aliasAfter(l *logical, st span, base string) (target, bool) {
+	off := min(st.off+len(st.text), len(l.text))
+	rest := l.text[off:]
+	trimmed := strings.TrimLeft(rest, "; ")
+	off += len(rest) - len(trimmed)
+	next, _, _ := strings.Cut(trimmed, ";")
+	eq := findAssign(next)
+	if eq < 0 || strings.TrimSpace(next[eq+1:]) != base {
+		return target{}, false
+	}
+	ts, isTuple, err := gb.targets(l, span{next[:eq], off})
+	if err != nil || isTuple || len(ts) != 1 {
+		return target{}, false
+	}
+	return ts[0], true
 }
 
 // isRelease recognizes `a = b = None`, which FX emits after last uses.
@@ -298,12 +392,37 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		}
 	case eAttr:
 		return attrArg(e.dotted(), l.text[e.col:e.end]), nil
+	case eEllipsis:
+		return ir.Arg{Kind: ir.ArgEllipsis}, nil
 	case eCall:
-		if name := e.base.dotted(); name == "device" || name == "torch.device" {
+		switch name := e.base.dotted(); name {
+		case "device", "torch.device":
 			return gb.deviceArg(l, e)
+		case "slice":
+			return gb.sliceArg(l, e)
 		}
 	}
 	return ir.Arg{Kind: ir.ArgRaw, Str: l.text[e.col:e.end]}, nil
+}
+
+// sliceArg reads slice(stop), slice(start, stop) and slice(start, stop,
+// step), the way Dynamo prints the parts of an index (x[:, 1:]).
+func (gb *graphBuilder) sliceArg(l *logical, e *pyExpr) (ir.Arg, error) {
+	if len(e.elems) < 1 || len(e.elems) > 3 || len(e.kwargs) > 0 {
+		return ir.Arg{}, gb.p.errIn(l, e.col, "slice takes 1 to 3 positional arguments", "write slice(start, stop, step)")
+	}
+	parts := []ir.Arg{ir.NoneArg(), ir.NoneArg(), ir.NoneArg()}
+	for i, x := range e.elems {
+		a, err := gb.toArg(l, x)
+		if err != nil {
+			return ir.Arg{}, err
+		}
+		parts[i] = a
+	}
+	if len(e.elems) == 1 { // slice(stop)
+		parts[0], parts[1] = ir.NoneArg(), parts[0]
+	}
+	return ir.SliceArg(parts[0], parts[1], parts[2]), nil
 }
 
 func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
@@ -316,6 +435,10 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		return ir.FloatArg(math.Inf(1)), nil
 	case "nan":
 		return ir.FloatArg(math.NaN()), nil
+	case "Ellipsis":
+		if _, shadowed := gb.scope[e.name]; !shadowed {
+			return ir.Arg{Kind: ir.ArgEllipsis}, nil
+		}
 	}
 	b, ok := gb.scope[e.name]
 	if !ok {

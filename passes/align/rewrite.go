@@ -134,7 +134,7 @@ func replaceValue(x ir.Arg, old, new *ir.Value) ir.Arg {
 		if x.Value == old {
 			x.Value = new
 		}
-	case ir.ArgList, ir.ArgTuple, ir.ArgDict:
+	case ir.ArgList, ir.ArgTuple, ir.ArgDict, ir.ArgSlice:
 		elems := make([]ir.Arg, len(x.Elems))
 		for i, e := range x.Elems {
 			elems[i] = replaceValue(e, old, new)

@@ -85,7 +85,7 @@ func writeKey(b *strings.Builder, a ir.Arg) {
 	switch a.Kind {
 	case ir.ArgValue:
 		b.WriteString("%" + strconv.Itoa(a.Value.ID))
-	case ir.ArgList, ir.ArgTuple, ir.ArgDict:
+	case ir.ArgList, ir.ArgTuple, ir.ArgDict, ir.ArgSlice:
 		b.WriteString(strconv.Itoa(int(a.Kind)) + "[")
 		for i, e := range a.Elems {
 			if i < len(a.Keys) {

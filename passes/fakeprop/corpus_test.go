@@ -183,8 +183,9 @@ func supported(n *ir.Node) bool {
 		return ok && op.Meta != nil
 	case ir.FormOperator:
 		return n.Target == "operator.getitem" || ops.IsPyOperator(n.Target)
-	case ir.FormMethod:
-		return true
+	case ir.FormMethod, ir.FormFunction:
+		_, ok, _ := ops.Default().ResolvePython(n.Target, n.Args, n.Kwargs)
+		return ok || n.Form == ir.FormMethod
 	}
 	return false
 }

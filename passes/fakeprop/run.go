@@ -60,8 +60,16 @@ func (r *run) node(n *ir.Node) error {
 		types, err = r.opNode(n)
 	case ir.FormOperator:
 		types, err = r.operatorNode(n)
+		if types == nil && err == nil {
+			types, err = r.pythonNode(n)
+		}
 	case ir.FormMethod:
 		types, err = r.methodNode(n)
+		if types == nil && err == nil {
+			types, err = r.pythonNode(n)
+		}
+	case ir.FormFunction:
+		types, err = r.pythonNode(n)
 	default:
 		r.fromAnnotations(n, WhyNoRule)
 		return nil

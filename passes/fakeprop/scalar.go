@@ -14,8 +14,8 @@ func (r *run) operatorNode(n *ir.Node) ([]ir.Type, error) {
 	if n.Target == "operator.getitem" && len(n.Args) == 2 {
 		return getitem(n.Args[0], n.Args[1])
 	}
-	if !ops.IsPyOperator(n.Target) {
-		return nil, nil
+	if !ops.IsPyOperator(n.Target) || anyTensor(n.Args) {
+		return nil, nil // a tensor operand: pythonNode routes it to ATen
 	}
 	t, err := ops.EvalPyOperator(n.Target, n.Args)
 	if err != nil {
@@ -100,4 +100,13 @@ func Agrees(annot, inferred ir.Type) bool {
 		return true
 	}
 	return annot.Kind == inferred.Kind
+}
+
+func anyTensor(args []ir.Arg) bool {
+	for _, a := range args {
+		if isTensor(a) {
+			return true
+		}
+	}
+	return false
 }

@@ -235,7 +235,7 @@ func (f *fn) rewriteArgs(args []ir.Arg, lazy bool) (bool, error) {
 				changed = true
 				a.Value = nv
 			}
-		case ir.ArgList, ir.ArgTuple, ir.ArgDict:
+		case ir.ArgList, ir.ArgTuple, ir.ArgDict, ir.ArgSlice:
 			elems := append([]ir.Arg(nil), a.Elems...)
 			c, err := f.rewriteArgs(elems, lazy)
 			if err != nil {

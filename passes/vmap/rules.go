@@ -65,7 +65,7 @@ func (v *vm) mapArg(a ir.Arg) ir.Arg {
 	case ir.ArgValue:
 		nv, _ := v.get(a.Value)
 		return ir.ValueArg(nv)
-	case ir.ArgList, ir.ArgTuple, ir.ArgDict:
+	case ir.ArgList, ir.ArgTuple, ir.ArgDict, ir.ArgSlice:
 		elems := make([]ir.Arg, len(a.Elems))
 		for i, e := range a.Elems {
 			elems[i] = v.mapArg(e)
