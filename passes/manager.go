@@ -39,10 +39,12 @@ type Manager struct {
 	AfterPass func(step Step, before, after *ir.Graph, res *PassResult) error
 	// Snapshot copies a graph for AfterPass's "before"; nil disables it.
 	Snapshot func(*ir.Graph) *ir.Graph
-	// TrustUnchanged takes a stage past the graph that reports no change
-	// (verify, a code generator) at its word: its output is its input,
-	// not printed and hashed again (on a large program each print is
-	// seconds). VerifyEach checks it anyway.
+	// TrustUnchanged takes a stage that reports no change at its word: a
+	// stage past the graph (verify, a code generator) is not printed and
+	// hashed again, and where no one reads a graph's text or hash (no
+	// dump, no report, no Snapshot for translation validation) graphs are
+	// not hashed at all (HashIn and HashOut stay 0): on a 1M-node graph
+	// each hash is a print of seconds. VerifyEach checks every claim anyway.
 	TrustUnchanged bool
 }
 
@@ -51,7 +53,7 @@ type PassResult struct {
 	Pass     string
 	Changed  bool
 	Duration time.Duration
-	HashIn   uint64
+	HashIn   uint64 // 0: not computed (Manager.TrustUnchanged)
 	HashOut  uint64
 	Err      error
 	// Text is the stage's printed output (the graph, the program, or the
@@ -86,7 +88,7 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	case m.needsText(u):
 		in = u.Text()
 		hash = hashText(in)
-	default:
+	case !m.skipsGraphHash(u):
 		hash = Hash(u.Graph)
 	}
 	for i, step := range p.Steps {
@@ -136,6 +138,11 @@ func (m *Manager) needsText(u *Unit) bool {
 	return u.Prog != nil || m.KeepText || m.ReproDir != "" || m.Print != PrintNever || len(m.PrintAfter) > 0
 }
 
+// skipsGraphHash says whether graph stages go unhashed (TrustUnchanged).
+func (m *Manager) skipsGraphHash(u *Unit) bool {
+	return m.TrustUnchanged && !m.VerifyEach && m.Snapshot == nil && !m.needsText(u)
+}
+
 // verify runs the checks that hold after step: the IR verifier at the
 // pipeline's stage after a graph pass that changed the graph, the program's
 // verifier after a stage whose row asks for it (or after everything, with
@@ -181,6 +188,8 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn ui
 		switch {
 		case m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil:
 			out, pr.HashOut = in, hashIn
+		case step.Unit == nil && m.skipsGraphHash(u):
+			pr.HashOut = hashIn // 0: not computed
 		case !m.needsText(u):
 			pr.HashOut = Hash(u.Graph)
 		default:
