@@ -15,6 +15,13 @@ func init() {
 	register(kRenorm, "renorm")
 	register(kHashTensor, "hash_tensor")
 	register(kChunkCat, "_chunk_cat")
+	register(lossGrad("_prelu_kernel", []string{"self", "weight"}, nil, func(_, x []float64) float64 {
+		if x[0] > 0 {
+			return x[0]
+		}
+		return x[1] * x[0]
+	}), "_prelu_kernel")
+	register(kPreluBackward, "_prelu_kernel_backward")
 }
 
 func kEye(c *call) ([]any, error) {
@@ -52,8 +59,8 @@ func kEye(c *call) ([]any, error) {
 	return one(FromFloatsOn(dt, []int64{n, m}, vals, dev))
 }
 
-// pNormOf is the p-norm of xs (p = inf, -inf and 0 included).
-func pNormOf(xs []float64, p float64) float64 {
+// pNorm is the p-norm of xs (p = inf, -inf and 0 included).
+func pNorm(xs []float64, p float64) float64 {
 	switch {
 	case math.IsInf(p, 1), math.IsInf(p, -1):
 		acc := math.Inf(int(-p / math.Abs(p)))
@@ -118,7 +125,7 @@ func kRenorm(c *call) ([]any, error) {
 		for j, i := range idx {
 			vals[j] = xs[i]
 		}
-		if norm := pNormOf(vals, p); norm > maxnorm {
+		if norm := pNorm(vals, p); norm > maxnorm {
 			scale := maxnorm / (norm + 1e-7)
 			for _, i := range idx {
 				xs[i] *= scale
@@ -274,6 +281,30 @@ func kChunkCat(c *call) ([]any, error) {
 	return one(out)
 }
 
+// kPreluBackward is (x > 0 ? g : w·g, x > 0 ? 0 : x·g) over the broadcast.
+func kPreluBackward(c *call) ([]any, error) {
+	names := []string{"grad_output", "self", "weight"}
+	gi, err := lanes(c, "_prelu_kernel_backward", names, nil, nil, func(_, x []float64) float64 {
+		if x[1] > 0 {
+			return x[0]
+		}
+		return x[2] * x[0]
+	})
+	if err != nil {
+		return nil, err
+	}
+	gw, err := lanes(c, "_prelu_kernel_backward", names, nil, nil, func(_, x []float64) float64 {
+		if x[1] > 0 {
+			return 0
+		}
+		return x[1] * x[0]
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []any{gi, gw}, nil
+}
+
 func init() {
 	register(kUnfoldBackward, "unfold_backward")
 }
@@ -312,6 +343,3 @@ func kUnfoldBackward(c *call) ([]any, error) {
 		return true
 	}))
 }
-
-// kPdistBackward: pair (i, j) adds g·∂‖x_i - x_j‖_p to row i and subtracts
-// it from row j.

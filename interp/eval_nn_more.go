@@ -7,7 +7,8 @@ import (
 )
 
 // _batch_norm_with_update and batch_norm_backward (native_batch_norm's
-// kernels under their newer names) and bilinear upsampling's backward.
+// kernels under their newer names), cdist forward/backward, native dropout's
+// backward and bilinear upsampling's backward.
 
 func init() {
 	register(kBatchNormWithUpdate, "_batch_norm_with_update")
@@ -46,6 +47,32 @@ func kBatchNormBackwardNew(c *call) ([]any, error) {
 		invstd = sv
 	}
 	return kBatchNormBackward(c.with(map[string]any{"train": update, "save_invstd": invstd}))
+}
+
+// cdistRows reads x1 [B, r1, m] and x2 [B, r2, m] (batch dims broadcast
+// and flattened) as row-major floats.
+func cdistRows(x1, x2 *Tensor) (a, b []float64, batch []int64, r1, r2, m int64, err error) {
+	if x1.Dim() < 2 || x2.Dim() < 2 || x1.Shape[x1.Dim()-1] != x2.Shape[x2.Dim()-1] {
+		return nil, nil, nil, 0, 0, 0, fmt.Errorf("cdist: X1 and X2 must have the same number of columns, got %v and %v", x1.Shape, x2.Shape)
+	}
+	batch, err = broadcastShapes(x1.Shape[:x1.Dim()-2], x2.Shape[:x2.Dim()-2])
+	if err != nil {
+		return nil, nil, nil, 0, 0, 0, err
+	}
+	r1, r2, m = x1.Shape[x1.Dim()-2], x2.Shape[x2.Dim()-2], x1.Shape[x1.Dim()-1]
+	a = contiguous(expandTo(x1, append(clone64(batch), r1, m))).Floats()
+	b = contiguous(expandTo(x2, append(clone64(batch), r2, m))).Floats()
+	return a, b, batch, r1, r2, m, nil
+}
+
+func sign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
 }
 
 // kUpsampleBilinear2dBackward spreads each gradient over its four source

@@ -139,6 +139,17 @@ func metaMarginLoss(env *Env, c *Call) ([]ir.Type, error) {
 	return out, nil
 }
 
+// metaPreluBackward is (grad_self, grad_weight), both over the broadcast of
+// self and weight (one TensorIterator writes them).
+func metaPreluBackward(env *Env, c *Call) ([]ir.Type, error) {
+	ts, err := pw(PromoteDefault, "self", "weight")(env, c)
+	if err != nil {
+		return nil, err
+	}
+	t := ts[0].Tensor
+	return types(t, env.Fresh(t.DType, copyExprs(t.Shape), copyExprs(t.Strides), t.Device)), nil
+}
+
 // metaUnfoldBackward is grad_in's dtype over input_sizes, row-major.
 func metaUnfoldBackward(env *Env, c *Call) ([]ir.Type, error) {
 	g, err := c.Tensor("grad_in")

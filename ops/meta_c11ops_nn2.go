@@ -115,3 +115,18 @@ func metaEmptyPermuted(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return one(env.Fresh(dt, copyExprs(size), strides, dev)), nil
 }
+
+// metaDropoutBackward is grad_output · (mask · scale) in grad_output's
+// suggested memory format: a bool or integer grad_output times the float
+// scale is the default float dtype.
+func metaDropoutBackward(env *Env, c *Call) ([]ir.Type, error) {
+	g, err := c.Tensor("grad_output")
+	if err != nil {
+		return nil, err
+	}
+	dt := g.DType
+	if !dt.IsFloat() && !dt.IsComplex() {
+		dt = DefaultFloat
+	}
+	return one(env.layoutLike(dt, copyExprs(g.Shape), g)), nil
+}

@@ -181,21 +181,6 @@ func metaDropout(env *Env, c *Call) ([]ir.Type, error) {
 		ir.TensorOf(env.Fresh(ir.Bool, copyExprs(in.Shape), copyExprs(strides), in.Device))}, nil
 }
 
-// metaDropoutBackward is native_dropout_backward: grad * mask * scale in
-// the memory format grad suggests (the decomposition's final clone); a
-// bool or integer grad times the float scale is the default float dtype.
-func metaDropoutBackward(env *Env, c *Call) ([]ir.Type, error) {
-	g, err := c.Tensor("grad_output")
-	if err != nil {
-		return nil, err
-	}
-	dt := g.DType
-	if !dt.IsFloat() && !dt.IsComplex() {
-		dt = DefaultFloat
-	}
-	return one(env.layoutLike(dt, copyExprs(g.Shape), g)), nil
-}
-
 // metaPad is constant_pad_nd / pad: each pair (left, right) grows a
 // trailing dim; the result is in self's suggested memory format, or a
 // preserve-format clone of the narrowed self when no pad is positive.
