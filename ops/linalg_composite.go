@@ -49,6 +49,10 @@ func linalgCompositeTable() []Entry {
 		l("linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)", results(metaLUFactor, 0, 1)),
 		l("linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)", results(metaLDLFactor, 0, 1)),
 		l("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", metaCdistForward),
+		l("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", reduction(outRealFloat)),
+		l(`linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`, reduction(outRealFloat)),
+		l("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", reduction(outRealFloat)),
+		l(`linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`, reduction(outRealFloat)),
 	}
 }
 

@@ -99,6 +99,21 @@ def linalg_cases(gen, case, single):
     out.append(single("linalg_lu_factor", aten.linalg_lu_factor.default, (gen(88, 2, 3, 4),)))
     out.append(single("linalg_ldl_factor", aten.linalg_ldl_factor.default, (sym,)))
     out.append(single("cdist", aten.cdist.default, (gen(89, 2, 4, 3), gen(90, 5, 3))))
+    # Norms: linalg_norm picks the matrix or the vector norm.
+    m34 = gen(100, 2, 3, 4)
+    for name, op, kw in [
+        ("linalg_norm_default", aten.linalg_norm.default, {}),
+        ("linalg_norm_vec_dim", aten.linalg_norm.default, {"ord": 3, "dim": [-1], "keepdim": True}),
+        ("linalg_norm_mat_inf", aten.linalg_norm.default, {"ord": float("inf"), "dim": [0, 2]}),
+        ("linalg_norm_nuc", aten.linalg_norm.ord_str, {"ord": "nuc", "dim": [1, 2]}),
+        ("matrix_norm_2", aten.linalg_matrix_norm.default, {"ord": 2}),
+        ("matrix_norm_neg2_keepdim", aten.linalg_matrix_norm.default, {"ord": -2, "keepdim": True}),
+        ("matrix_norm_1_dims", aten.linalg_matrix_norm.default, {"ord": 1, "dim": [2, 0]}),
+        ("matrix_norm_neg_inf_keepdim", aten.linalg_matrix_norm.default, {"ord": float("-inf"), "keepdim": True}),
+        ("matrix_norm_fro_f64", aten.linalg_matrix_norm.str_ord, {"dtype": torch.float64}),
+    ]:
+        out.append(single(name, op, (m34,), kw))
+    out.append(single("matrix_norm_complex_nuc", aten.linalg_matrix_norm.str_ord, (cgen(101, 3, 3),), {"ord": "nuc"}))
     # Double precision (torch.testing's f64 tolerance is 1e-7).
     def dgen(n, *shape):
         return gen(n, *shape, dtype=torch.float64)
