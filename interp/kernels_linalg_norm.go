@@ -16,6 +16,8 @@ import (
 func init() {
 	register(kLinalgNorm, "linalg_norm", "linalg_norm.ord_str")
 	register(kMatrixNorm, "linalg_matrix_norm", "linalg_matrix_norm.str_ord")
+	register(kMatrixRank, "linalg_matrix_rank", "linalg_matrix_rank.tol_tensor", "linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float")
+	register(kCond, "linalg_cond", "linalg_cond.p_str")
 }
 
 // normOrd reads ord: a number, a string ('fro', 'nuc'), or absent.
@@ -168,4 +170,137 @@ func spectralNorm(t *Tensor, ord float64, nuc bool, d0, d1 int, keepdim bool, dt
 		shape[d0], shape[d1] = 1, 1
 	}
 	return FromFloatsOn(realOf(dt), shape, vals, t.Device()), nil
+}
+
+// kMatrixRank counts the singular values (|eigenvalues| when hermitian)
+// above max(atol, rtol·σ_max), with linalg_pinv's defaults; the float and
+// tol overloads give an absolute tolerance.
+func kMatrixRank(c *call) ([]any, error) {
+	name := c.op.Schema.Params[0].Name
+	a, err := c.tensor(name)
+	if err != nil {
+		return nil, err
+	}
+	herm, err := c.bool("hermitian")
+	if err != nil {
+		return nil, err
+	}
+	scalar := func(v float64) *Tensor { return FromFloatsOn(ir.F64, nil, []float64{v}, a.Device()) }
+	var atol, rtol *Tensor
+	switch {
+	case c.has("tol") && !c.isNone("tol"):
+		if atol, err = c.tensor("tol"); err != nil {
+			tol, ferr := c.float("tol")
+			if ferr != nil {
+				return nil, ferr
+			}
+			atol = scalar(tol)
+		}
+		rtol = scalar(0)
+	default:
+		for _, p := range []struct {
+			name string
+			t    **Tensor
+		}{{"atol", &atol}, {"rtol", &rtol}} {
+			if !c.has(p.name) || c.isNone(p.name) {
+				continue
+			}
+			if *p.t, err = c.tensor(p.name); err != nil {
+				v, ferr := c.float(p.name)
+				if ferr != nil {
+					return nil, ferr
+				}
+				*p.t = scalar(v)
+			}
+		}
+	}
+	mb, err := readMats(a, "linalg.matrix_rank")
+	if err != nil {
+		return nil, err
+	}
+	at, rt, err := pinvTolerances(atol, rtol, mb, a.DType)
+	if err != nil {
+		return nil, err
+	}
+	ranks := make([]int64, len(mb.mats))
+	for i, m := range mb.mats {
+		var sv []float64
+		if herm {
+			w, _ := eighJacobi(m, true)
+			for _, x := range w {
+				sv = append(sv, math.Abs(x))
+			}
+		} else {
+			_, sv, _ = svd(m, false)
+		}
+		smax := 0.0
+		for _, x := range sv {
+			smax = max(smax, x)
+		}
+		tol := max(at[i], rt[i]*smax)
+		for _, x := range sv {
+			if x > tol {
+				ranks[i]++
+			}
+		}
+	}
+	out := FromInts(ir.I64, mb.batch, ranks)
+	out.Storage.Device = a.Device()
+	return one(out)
+}
+
+// kCond is σ_max/σ_min for p None or ±2 (σ_min/σ_max for −2), else
+// ‖A‖_p·‖A⁻¹‖_p with the matrix norm of that order.
+func kCond(c *call) ([]any, error) {
+	a, err := c.tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	num, str, given, err := normOrd(c.with(map[string]any{"ord": mustVal(c, "p")}))
+	if err != nil {
+		return nil, err
+	}
+	mb, err := readMats(a, "linalg.cond")
+	if err != nil {
+		return nil, err
+	}
+	rdt := realOf(a.DType)
+	if !given || str == "" && math.Abs(num) == 2 {
+		vals := make([]float64, len(mb.mats))
+		for i, m := range mb.mats {
+			_, s, _ := svd(m, false)
+			if len(s) == 0 {
+				continue
+			}
+			vals[i] = s[0] / s[len(s)-1]
+			if given && num < 0 {
+				vals[i] = s[len(s)-1] / s[0]
+			}
+		}
+		return one(FromFloatsOn(rdt, mb.batch, vals, a.Device()))
+	}
+	inv := make([]*cmat, len(mb.mats))
+	for i, m := range mb.mats {
+		lu := m.clone()
+		piv, _ := getrf(lu)
+		inv[i] = luSolve(lu, piv, eye(mb.n), false)
+	}
+	invT, err := writeMats(a.DType, mb.batch, inv, mb.n, mb.n, false, a.Device())
+	if err != nil {
+		return nil, err
+	}
+	dims := []int64{-2, -1}
+	na, err := matrixNorm(a, num, str, dims, false, a.DType)
+	if err != nil {
+		return nil, err
+	}
+	ni, err := matrixNorm(invT, num, str, dims, false, a.DType)
+	if err != nil {
+		return nil, err
+	}
+	x, y := na.Floats(), ni.Floats()
+	for i := range x {
+		x[i] *= y[i]
+	}
+	return one(FromFloatsOn(rdt, mb.batch, x, a.Device()))
 }

@@ -49,6 +49,12 @@ func linalgCompositeTable() []Entry {
 		l("linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)", results(metaLUFactor, 0, 1)),
 		l("linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)", results(metaLDLFactor, 0, 1)),
 		l("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", metaCdistForward),
+		l("linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor", metaPerMatrix(ir.I64)),
+		l("linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor", metaPerMatrix(ir.I64)),
+		l("linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor", metaPerMatrix(ir.I64)),
+		l("linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor", metaPerMatrix(ir.I64)),
+		l("linalg_cond(Tensor self, Scalar? p=None) -> Tensor", metaPerMatrix(ir.Invalid)),
+		l("linalg_cond.p_str(Tensor self, str p) -> Tensor", metaPerMatrix(ir.Invalid)),
 		l("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", reduction(outRealFloat)),
 		l(`linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`, reduction(outRealFloat)),
 		l("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", reduction(outRealFloat)),
@@ -110,5 +116,20 @@ func metaSVDOf(vectors bool) MetaFunc {
 			uc, vr = m, n
 		}
 		return types(colMajor(env, a.DType, with(batch, m, uc), a.Device), s, colMajor(env, a.DType, with(batch, vr, n), a.Device)), nil
+	}
+}
+
+// metaPerMatrix is one value per matrix of the first parameter: of dtype
+// dt, or (Invalid) of the input's real dtype.
+func metaPerMatrix(dt ir.DType) MetaFunc {
+	return func(env *Env, c *Call) ([]ir.Type, error) {
+		a, batch, _, _, err := matrix(c, c.Op.Schema.Params[0].Name)
+		if err != nil {
+			return nil, err
+		}
+		if dt == ir.Invalid {
+			return one(env.Contiguous(realPart(a.DType), copyExprs(batch), a.Device)), nil
+		}
+		return one(env.Contiguous(dt, copyExprs(batch), a.Device)), nil
 	}
 }

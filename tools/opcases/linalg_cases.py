@@ -114,6 +114,16 @@ def linalg_cases(gen, case, single):
     ]:
         out.append(single(name, op, (m34,), kw))
     out.append(single("matrix_norm_complex_nuc", aten.linalg_matrix_norm.str_ord, (cgen(101, 3, 3),), {"ord": "nuc"}))
+    # Rank and condition number.
+    low = gen(102, 2, 4, 2) @ gen(103, 2, 2, 4)
+    out.append(single("matrix_rank_default", aten.linalg_matrix_rank.atol_rtol_tensor, (low,)))
+    out.append(single("matrix_rank_tol", aten.linalg_matrix_rank.default, (low, 0.5)))
+    out.append(single("matrix_rank_atol_rtol_float", aten.linalg_matrix_rank.atol_rtol_float, (low,), {"atol": 0.1, "rtol": 0.01}))
+    out.append(single("matrix_rank_hermitian", aten.linalg_matrix_rank.atol_rtol_tensor, (low @ low.mT,), {"hermitian": True}))
+    out.append(single("cond_default", aten.linalg_cond.default, (spd3,)))
+    out.append(single("cond_neg2", aten.linalg_cond.default, (spd3, -2)))
+    out.append(single("cond_1", aten.linalg_cond.default, (spd3, 1)))
+    out.append(single("cond_fro", aten.linalg_cond.p_str, (spd3, "fro")))
     # Double precision (torch.testing's f64 tolerance is 1e-7).
     def dgen(n, *shape):
         return gen(n, *shape, dtype=torch.float64)
