@@ -124,6 +124,13 @@ def linalg_cases(gen, case, single):
     out.append(single("cond_neg2", aten.linalg_cond.default, (spd3, -2)))
     out.append(single("cond_1", aten.linalg_cond.default, (spd3, 1)))
     out.append(single("cond_fro", aten.linalg_cond.p_str, (spd3, "fro")))
+    # Matrix powers, vecdot, kron.
+    for k in (0, 1, 3, -1, -2):
+        out.append(single(f"matrix_power_{k}", aten.linalg_matrix_power.default, (spd3, k)))
+    out.append(single("vecdot_complex_broadcast", aten.linalg_vecdot.default, (cgen(104, 2, 3, 4), cgen(105, 3, 4))))
+    out.append(single("vecdot_dim0", aten.linalg_vecdot.default, (gen(106, 3, 2), gen(107, 3, 2)), {"dim": 0}))
+    out.append(single("kron_ranks", aten.kron.default, (gen(108, 2, 3), gen(109, 4, 1, 2))))
+    out.append(single("kron_int", aten.kron.default, (gen(110, 2, 2, dtype=torch.int64, lo=-5, hi=5), gen(111, 3, dtype=torch.int64, lo=-5, hi=5))))
     # Double precision (torch.testing's f64 tolerance is 1e-7).
     def dgen(n, *shape):
         return gen(n, *shape, dtype=torch.float64)
