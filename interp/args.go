@@ -31,6 +31,23 @@ func (c *call) val(name string) (any, error) {
 	if i < 0 || i >= len(c.args) {
 		return nil, fmt.Errorf("%s has no parameter %q", c.op.QualifiedName(), name)
 	}
+	x, err := c.m.evalArg(c.args[i])
+	if err != nil || !resolvesBits(c.op, i) {
+		return x, err
+	}
+	return resolveValue(x)
+}
+
+// raw evaluates parameter name as it is, conjugate bit included (the
+// tensor an in-place or out= kernel writes to).
+func (c *call) raw(name string) (any, error) {
+	if x, ok := c.over[name]; ok {
+		return x, nil
+	}
+	i := c.index(name)
+	if i < 0 || i >= len(c.args) {
+		return nil, fmt.Errorf("%s has no parameter %q", c.op.QualifiedName(), name)
+	}
 	return c.m.evalArg(c.args[i])
 }
 

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -148,8 +149,12 @@ func CompareTensors(want, got *Tensor, tol Tolerance) *Mismatch {
 	if want.Device().IsMeta() || got.Device().IsMeta() {
 		return nil // meta tensors have no data
 	}
+	want, got = readable(want), readable(got)
 	if !want.DType.IsFloat() && !want.DType.IsComplex() {
 		return compareExact(want, got)
+	}
+	if want.DType.IsComplex() {
+		return compareComplex(want, got, tol)
 	}
 	w, g := want.Floats(), got.Floats()
 	m := &Mismatch{Kind: "values", Total: int64(len(w)), Tol: tol}
@@ -272,4 +277,82 @@ func describe(v any) string {
 		return x.PyRepr()
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// compareComplex is torch.isclose on complex elements: |got - want| within
+// atol + rtol·|want| (complex magnitudes), NaN matching NaN as the real
+// comparison does, infinities only themselves. The mismatch reports the
+// worst element's real parts, or its imaginary parts where the real ones
+// agree.
+func compareComplex(want, got *Tensor, tol Tolerance) *Mismatch {
+	w, g := complexes(want), complexes(got)
+	m := &Mismatch{Kind: "values", Total: int64(len(w)), Tol: tol}
+	worst := -1.0
+	for i := range w {
+		bad, score := complexBad(w[i], g[i], tol)
+		if !bad {
+			continue
+		}
+		m.Bad++
+		if score > worst {
+			worst = score
+			m.Index = unravel(int64(i), want.Shape)
+			wv, gv := real(w[i]), real(g[i])
+			if wv == gv {
+				wv, gv = imag(w[i]), imag(g[i])
+			}
+			m.Want, m.Got, m.AbsDiff = wv, gv, cmplx.Abs(w[i]-g[i])
+			m.RelDiff = math.Inf(1)
+			if a := cmplx.Abs(w[i]); a != 0 {
+				m.RelDiff = m.AbsDiff / a
+			} else if m.AbsDiff == 0 {
+				m.RelDiff = 0
+			}
+		}
+	}
+	if m.Bad == 0 {
+		return nil
+	}
+	return m
+}
+
+func complexBad(w, g complex128, tol Tolerance) (bool, float64) {
+	switch {
+	case cmplx.IsNaN(w) || cmplx.IsNaN(g):
+		if cmplx.IsNaN(w) && cmplx.IsNaN(g) {
+			return false, 0
+		}
+		return true, math.Inf(1)
+	case cmplx.IsInf(w) || cmplx.IsInf(g):
+		if w == g {
+			return false, 0
+		}
+		return true, math.Inf(1)
+	}
+	diff := cmplx.Abs(w - g)
+	allowed := tol.ATol + tol.RTol*cmplx.Abs(w)
+	if diff <= allowed {
+		return false, 0
+	}
+	if allowed == 0 {
+		return true, diff * 1e300
+	}
+	return true, diff / allowed
+}
+
+// complexes reads a complex tensor's values in row-major order, through
+// its conjugate bit.
+func complexes(t *Tensor) []complex128 {
+	out := make([]complex128, 0, t.Numel())
+	for _, off := range t.offsets() {
+		v := loadC(t.DType, t.Storage.Data, off)
+		if t.Conj {
+			v.im = -v.im
+		}
+		if t.Neg {
+			v.re, v.im = -v.re, -v.im
+		}
+		out = append(out, complex(v.re, v.im))
+	}
+	return out
 }

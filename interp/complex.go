@@ -29,10 +29,18 @@ func complexElementwise(result ir.DType, f func([]complex128) complex128, in []o
 	if err != nil {
 		return nil, err
 	}
-	out, err := Empty(result, shape, nil, dev)
+	var strideSets [][]int64
+	for _, v := range views {
+		if v != nil {
+			strideSets = append(strideSets, v.Strides)
+		}
+	}
+	// The output's layout follows the operands', as on the real path.
+	out, err := Empty(result, shape, iterStrides(shape, strideSets), dev)
 	if err != nil {
 		return nil, err
 	}
+	outOffs := out.offsets()
 	offs := make([][]int64, len(in))
 	for j, v := range views {
 		if v != nil {
@@ -43,6 +51,8 @@ func complexElementwise(result ir.DType, f func([]complex128) complex128, in []o
 	for i := int64(0); i < out.Numel(); i++ {
 		for j, o := range in {
 			switch {
+			case o.t == nil && o.dt.IsComplex():
+				xs[j] = o.c
 			case o.t == nil && o.dt.IsFloat():
 				xs[j] = complex(o.f, 0)
 			case o.t == nil:
@@ -56,9 +66,9 @@ func complexElementwise(result ir.DType, f func([]complex128) complex128, in []o
 		}
 		v := f(xs)
 		if result.IsComplex() {
-			storeC(result, out.Storage.Data, i, cplx{re: real(v), im: imag(v)})
+			storeC(result, out.Storage.Data, outOffs[i], cplx{re: real(v), im: imag(v)})
 		} else {
-			storeF(result, out.Storage.Data, i, real(v))
+			storeF(result, out.Storage.Data, outOffs[i], real(v))
 		}
 	}
 	return out, nil

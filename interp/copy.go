@@ -20,7 +20,7 @@ func copyValue(x any, storages map[*Storage]*Storage) any {
 			st = &Storage{Data: append([]byte(nil), v.Storage.Data...), Device: v.Storage.Device}
 			storages[v.Storage] = st
 		}
-		return &Tensor{DType: v.DType, Shape: clone64(v.Shape), Strides: clone64(v.Strides), Offset: v.Offset, Storage: st}
+		return &Tensor{DType: v.DType, Shape: clone64(v.Shape), Strides: clone64(v.Strides), Offset: v.Offset, Storage: st, Conj: v.Conj, Neg: v.Neg}
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {

@@ -87,6 +87,7 @@ func (m *machine) eval(n *ir.Node) ([]any, error) {
 		if k == nil {
 			return nil, noEval(n, "has no eval kernel")
 		}
+		k = withComplex(op, k) // eval_complex_split.go
 		bound, err := ops.Bind(n)
 		if err != nil {
 			return nil, err
@@ -155,7 +156,15 @@ func inplaceKernel(fk kernel) kernel {
 		if err := checkWritable(self, c); err != nil {
 			return nil, err
 		}
-		outs, err := fk(c)
+		fc := c
+		if self.Conj || self.Neg { // the kernel reads self's values; the write goes through the bits
+			r, err := resolveConj(self)
+			if err != nil {
+				return nil, err
+			}
+			fc = c.with(map[string]any{selfName: r})
+		}
+		outs, err := fk(fc)
 		if err != nil {
 			return nil, err
 		}
@@ -254,11 +263,18 @@ func copyChunk(dst, src *Tensor, lo, hi int64) {
 	sb, db := src.Storage.Data, dst.Storage.Data
 	fl := make([]float64, n)
 	il := make([]int64, n)
+	// The conjugate and negative bits: the value read is conj(stored) or
+	// -stored on a source with the bit, and a destination with it stores
+	// conj(value) or -value.
+	conj := src.Conj != dst.Conj && src.DType.IsComplex() && dst.DType.IsComplex()
+	neg := src.Neg != dst.Neg
 	for start := lo; start < hi; start += n {
 		k := min(hi-start, n)
 		sit.fill(so[:k])
 		dit.fill(do[:k])
 		switch {
+		case conj || neg:
+			copyWithBits(dst, src, do[:k], so[:k], conj, neg)
 		case src.DType == dst.DType:
 			sz := int64(src.DType.ItemSize())
 			for i := int64(0); i < k; i++ {
@@ -270,7 +286,7 @@ func copyChunk(dst, src *Tensor, lo, hi int64) {
 			for i := int64(0); i < k; i++ {
 				storeC(dst.DType, db, do[i], loadC(src.DType, sb, so[i]))
 			}
-		case src.DType.IsFloat():
+		case src.DType.IsFloat() || src.DType.IsComplex(): // complex to real keeps the real part
 			gatherF(src.DType, sb, so[:k], fl[:k])
 			scatterF(dst.DType, db, do[:k], fl[:k])
 		default:

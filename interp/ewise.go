@@ -18,9 +18,10 @@ import (
 
 // operand is one input of an elementwise op: a tensor, or a Python scalar.
 type operand struct {
-	t      *Tensor // nil for a scalar
-	f      float64 // scalar value, float lane
-	i      int64   // scalar value, int lane
+	t      *Tensor    // nil for a scalar
+	f      float64    // scalar value, float lane
+	i      int64      // scalar value, int lane
+	c      complex128 // scalar value, complex (a Python complex)
 	dt     ir.DType
 	scalar bool
 	promo  bool // takes part in type promotion
@@ -33,6 +34,8 @@ func scalarOperand(v any) (operand, error) {
 		return operand{f: float64(x), i: x, dt: ir.I64, scalar: true, promo: true}, nil
 	case float64:
 		return operand{f: x, i: floatToInt(x, ir.I64), dt: ir.F64, scalar: true, promo: true}, nil
+	case complex128:
+		return operand{f: real(x), i: floatToInt(real(x), ir.I64), c: x, dt: ir.C128, scalar: true, promo: true}, nil
 	case bool:
 		b := int64(0)
 		if x {
@@ -123,6 +126,9 @@ func elementwise(spec ewSpec, k ewKernel, in []operand) (*Tensor, error) {
 // elementwiseAs runs k with an explicit computation and result dtype.
 func elementwiseAs(name string, compute, result ir.DType, k ewKernel, in []operand) (*Tensor, error) {
 	if compute.IsComplex() || result.IsComplex() {
+		if k.c == nil {
+			k.c = complexByName[name] // eval_complex.go
+		}
 		if k.c == nil {
 			return nil, fmt.Errorf("%s: dtype %s is not supported by the interpreter", name, compute)
 		}

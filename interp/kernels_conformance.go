@@ -21,7 +21,6 @@ var specialUnary = []unaryOp{
 	{"special_bessel_y1", ops.PromoteIntToFloat, math.Y1, nil},
 	{"special_i0e", ops.PromoteIntToFloat, func(x float64) float64 { return math.Exp(-math.Abs(x)) * besselI0(x) }, nil},
 	{"special_ndtri", ops.PromoteIntToFloat, func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }, nil},
-	{"special_log_ndtr", ops.PromoteIntToFloat, func(x float64) float64 { return math.Log(0.5 * math.Erfc(-x/math.Sqrt2)) }, nil},
 	{"special_entr", ops.PromoteIntToFloat, entr, nil},
 	{"special_spherical_bessel_j0", ops.PromoteIntToFloat, func(x float64) float64 {
 		if x == 0 {

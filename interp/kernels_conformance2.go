@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
 )
@@ -38,7 +39,7 @@ func kAddProduct(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !a.DType.IsFloat() && !a.DType.IsComplex() && c.op.Schema.Name != "addr" {
+	if !a.DType.IsFloat() && !a.DType.IsComplex() && c.op.Schema.Name == "baddbmm" {
 		return nil, fmt.Errorf("%s: integer inputs are not modelled", c.op.Schema.Name)
 	}
 	av, bv := a.Floats(), b.Floats()
@@ -77,6 +78,18 @@ func kAddProduct(c *call) ([]any, error) {
 	beta, alpha, err := betaAlpha(c)
 	if err != nil {
 		return nil, err
+	}
+	if !a.DType.IsFloat() && !a.DType.IsComplex() {
+		if c.op.Schema.Name == "addr" {
+			for _, p := range []string{"beta", "alpha"} {
+				if x, _ := c.val(p); isPyFloat(x) {
+					return nil, fmt.Errorf("For integral input tensors, argument %s must not be a floating point number.", p)
+				}
+			}
+		}
+		// addmv's integer GEMV takes beta and alpha as its own type:
+		// Scalar::to<int64_t>() truncates 0.6 to 0
+		beta, alpha = math.Trunc(beta), math.Trunc(alpha)
 	}
 	return oneT(addScaled(self, a, prod, shape, beta, alpha))
 }
@@ -165,7 +178,7 @@ func kTrace(c *call) ([]any, error) {
 		for i := int64(0); i < n; i++ {
 			sum += v[i*cols+i]
 		}
-		out := FromInts(ir.I64, nil, []int64{sum})
+		out := FromInts(ir.I64, []int64{}, []int64{sum})
 		out.Storage.Device = self.Device()
 		return one(out)
 	}
@@ -199,7 +212,9 @@ func kCountNonzero(c *call) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		reduce[w] = true
+		if self.Dim() > 0 { // a 0-dim tensor takes dim 0 or -1 and reduces nothing
+			reduce[w] = true
+		}
 	}
 	if len(dims) == 0 {
 		for i := range reduce {
@@ -395,3 +410,5 @@ func kPut(c *call) ([]any, error) {
 	}
 	return one(FromFloatsOn(self.DType, self.Shape, vals, self.Device()))
 }
+
+func isPyFloat(x any) bool { _, ok := x.(float64); return ok }

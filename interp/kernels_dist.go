@@ -18,7 +18,6 @@ func init() {
 	register(kCdistBackward, "_cdist_backward")
 	register(kPdistForward, "_pdist_forward")
 	register(kPdistBackward, "_pdist_backward")
-	register(kDist, "dist")
 }
 
 // pnorm is ‖a − b‖_p over one pair of rows.
@@ -261,22 +260,4 @@ func kPdistBackward(c *call) ([]any, error) {
 		}
 	}
 	return one(FromFloatsOn(x.DType, x.Shape, out, x.Device()))
-}
-
-// kDist is torch.dist: the p-norm of self − other (the decomposition
-// norm(input − other, p)), the difference taken in the promoted dtype.
-func kDist(c *call) ([]any, error) {
-	a, b, err := c.tensor2("self", "other")
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.float("p")
-	if err != nil {
-		return nil, err
-	}
-	d, err := subOp(a, b)
-	if err != nil {
-		return nil, err
-	}
-	return oneT(vectorNorm(d, p, nil, false, d.DType))
 }

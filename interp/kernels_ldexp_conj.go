@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/kiln-compiler/kiln/ops"
@@ -12,20 +11,6 @@ import (
 // and rounded once to the result dtype.
 func ldexp(a, b float64) float64 { return a * math.Pow(2, b) }
 
-// kConjPhysical is _conj_physical: for real dtypes a copy of the input
-// (decompositions.py conj_physical returns the input as is).
-func kConjPhysical(c *call) ([]any, error) {
-	self, err := c.tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	if self.DType.IsComplex() {
-		return nil, fmt.Errorf("_conj_physical of a complex tensor: the interpreter does not model the conjugate")
-	}
-	return oneT(cloneAs(self, "preserve_format"))
-}
-
 func init() {
 	register(binKernel("ldexp", ops.PromoteIntToFloat, ewKernel{f: fl2(ldexp)}), "ldexp.Tensor")
-	register(kConjPhysical, "_conj_physical")
 }

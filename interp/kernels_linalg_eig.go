@@ -211,7 +211,7 @@ func eig(a *cmat) ([]complex128, *cmat, error) {
 	return w, v, nil
 }
 
-func complexOf(dt ir.DType) ir.DType {
+func complexDTypeOf(dt ir.DType) ir.DType {
 	switch dt {
 	case ir.F64:
 		return ir.C128
@@ -241,7 +241,7 @@ func kEig(c *call) ([]any, error) {
 			return nil, err
 		}
 	}
-	dt, dev := complexOf(a.DType), a.Device()
+	dt, dev := complexDTypeOf(a.DType), a.Device()
 	W, err := writeVecs(dt, mb.batch, ws, mb.n, dev)
 	if err != nil {
 		return nil, err

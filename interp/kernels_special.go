@@ -18,11 +18,14 @@ func kViewAsReal(c *call, t *Tensor) (*Tensor, error) {
 	if part == ir.Invalid {
 		return nil, fmt.Errorf("view_as_real is only supported for complex tensors")
 	}
+	if t.Conj {
+		return nil, fmt.Errorf("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can view it as real, use self.resolve_conj()")
+	}
 	strides := make([]int64, 0, t.Dim()+1)
 	for _, s := range t.Strides {
 		strides = append(strides, 2*s)
 	}
-	return &Tensor{DType: part, Shape: append(clone64(t.Shape), 2), Strides: append(strides, 1), Offset: 2 * t.Offset, Storage: t.Storage}, nil
+	return &Tensor{DType: part, Shape: append(clone64(t.Shape), 2), Strides: append(strides, 1), Offset: 2 * t.Offset, Storage: t.Storage, Neg: t.Neg}, nil
 }
 
 // kViewAsComplex is view_as_real's inverse: a last dim of size 2 and
@@ -49,15 +52,7 @@ func kViewAsComplex(c *call, t *Tensor) (*Tensor, error) {
 	if t.Offset%2 != 0 {
 		return nil, fmt.Errorf("Tensor must have a storage_offset divisible by 2")
 	}
-	return &Tensor{DType: dt, Shape: clone64(t.Shape[:r-1]), Strides: strides, Offset: t.Offset / 2, Storage: t.Storage}, nil
-}
-
-// kConjView is _conj / conj: an alias; for real dtypes that is all it is.
-func kConjView(c *call, t *Tensor) (*Tensor, error) {
-	if t.DType.IsComplex() {
-		return nil, fmt.Errorf("conj of a complex tensor: the interpreter does not model the conjugate bit")
-	}
-	return t.Alias(), nil
+	return &Tensor{DType: dt, Shape: clone64(t.Shape[:r-1]), Strides: strides, Offset: t.Offset / 2, Storage: t.Storage, Neg: t.Neg}, nil
 }
 
 // kDiag: a vector onto diagonal d of a square matrix, or a matrix's
@@ -260,62 +255,6 @@ func kRoundDecimals(c *call) ([]any, error) {
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "round"}, k, in))
 }
 
-// polygamma is ψ⁽ⁿ⁾(x): digamma, trigamma, and (-1)ⁿ⁺¹ n! ζ(n+1, x) above.
-func polygamma(n int64, x float64) float64 {
-	switch n {
-	case 0:
-		return digamma(x)
-	}
-	sign := -1.0
-	if n%2 == 1 {
-		sign = 1
-	}
-	lg, _ := math.Lgamma(float64(n) + 1)
-	return sign * math.Exp(lg) * hurwitzZeta(float64(n)+1, x)
-}
-
-// hurwitzZeta is ζ(s, q) = Σ (q+k)^-s, after Cephes' zeta (ATen's zeta):
-// a direct sum, then Euler-Maclaurin with Bernoulli terms.
-func hurwitzZeta(s, q float64) float64 {
-	if s == 1 {
-		return math.Inf(1)
-	}
-	if s < 1 || q <= 0 && q == math.Floor(q) {
-		return math.NaN()
-	}
-	a := [...]float64{12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-		-2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18}
-	sum := math.Pow(q, -s)
-	a0, b, i := q, 0.0, 0
-	for i < 9 || a0 <= 9 {
-		i++
-		a0++
-		b = math.Pow(a0, -s)
-		sum += b
-		if math.Abs(b/sum) < 1.11e-16 {
-			return sum
-		}
-	}
-	w := a0
-	sum += b * w / (s - 1)
-	sum -= 0.5 * b
-	fac, k := 1.0, 0.0
-	for j := 0; j < 12; j++ {
-		fac *= s + k
-		b /= w
-		t := fac * b / a[j]
-		sum += t
-		if math.Abs(t/sum) < 1.11e-16 {
-			break
-		}
-		k++
-		fac *= s + k
-		b /= w
-		k++
-	}
-	return sum
-}
-
 func kPolygamma(c *call) ([]any, error) {
 	n, err := c.int("n")
 	if err != nil {
@@ -328,7 +267,7 @@ func kPolygamma(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := ewKernel{f: fl1(func(x float64) float64 { return polygamma(n, x) })}
+	k := ewKernel{f: byScalarType(func(x float32) float32 { return polygammaT(n, x) }, func(x float64) float64 { return polygammaT(n, x) })}
 	return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "polygamma"}, k, in))
 }
 
@@ -364,7 +303,6 @@ func kMvlgamma(c *call) ([]any, error) {
 func init() {
 	register(selfK(kViewAsReal), "view_as_real")
 	register(selfK(kViewAsComplex), "view_as_complex")
-	register(selfK(kConjView), "_conj", "conj")
 	register(kDiag, "diag")
 	register(kFusedRMSNorm, "_fused_rms_norm")
 	register(kScaledMM, "_scaled_mm")

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -157,7 +158,13 @@ func kLerp(c *call) ([]any, error) {
 			}
 			return r(b - r(r(b-a)*r(1-w)))
 		}
-	})}
+	}), c: func(x []complex128) complex128 {
+		a, b, w := x[0], x[1], x[2]
+		if cmplx.Abs(w) < 0.5 {
+			return a + w*(b-a)
+		}
+		return b - (b-a)*(1-w)
+	}}
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "lerp"}, k, in))
 }
 
@@ -181,7 +188,7 @@ func kAddcOp(div bool) kernel {
 			if err != nil {
 				return nil, err
 			}
-			if !compute.IsFloat() {
+			if !compute.IsFloat() && !compute.IsComplex() {
 				return nil, fmt.Errorf("Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
 			}
 		}
@@ -194,6 +201,14 @@ func kAddcOp(div bool) kernel {
 				return func(a, b, d float64) float64 { return r(a + r(r(v*b)*d)) }
 			}),
 			i: in3(func(a, b, d int64) int64 { return a + vi*b*d }),
+		}
+		if vc, err := scalarC(value); err == nil {
+			k.c = func(x []complex128) complex128 {
+				if div {
+					return x[0] + vc*x[1]/x[2]
+				}
+				return x[0] + vc*x[1]*x[2]
+			}
 		}
 		return oneT(elementwise(spec, k, in))
 	}

@@ -179,6 +179,9 @@ func unaryNamed(name string, x any) (*Tensor, error) {
 	k := ewKernel{}
 	if u.f != nil {
 		k.f = fl1(u.f)
+		if f32 := unaryF32[name]; f32 != nil {
+			k.f = byScalarType(f32, u.f)
+		}
 	}
 	if u.i != nil {
 		k.i = in1(u.i)
@@ -305,7 +308,11 @@ func kNanToNum(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo, hi := finiteRange(self.DType)
+	part := self.DType
+	if part.IsComplex() { // each part of a complex value separately
+		part = part.ComplexComponent()
+	}
+	lo, hi := finiteRange(part)
 	vals := []float64{0, hi, lo}
 	for i, name := range []string{"nan", "posinf", "neginf"} {
 		if !c.isNone(name) {
@@ -326,7 +333,9 @@ func kNanToNum(c *call) ([]any, error) {
 		return x
 	}
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "nan_to_num"},
-		ewKernel{f: fl1(f), i: in1(func(x int64) int64 { return x })}, []operand{{t: self, dt: self.DType, promo: true}}))
+		ewKernel{f: fl1(f), i: in1(func(x int64) int64 { return x }), c: func(x []complex128) complex128 {
+			return complex(f(real(x[0])), f(imag(x[0])))
+		}}, []operand{{t: self, dt: self.DType, promo: true}}))
 }
 
 // finiteRange is the lowest and largest finite value of a float dtype.
@@ -352,38 +361,8 @@ func finiteRange(dt ir.DType) (lo, hi float64) {
 	return -hi, hi
 }
 
-// digamma is ψ(x), after ATen's calc_digamma (Math.h): reflection for
-// negative x, recurrence to x ≥ 10, then the asymptotic series.
-func digamma(x float64) float64 {
-	if x == 0 {
-		return math.Copysign(math.Inf(1), -x)
-	}
-	if x < 0 {
-		if x == math.Trunc(x) {
-			return math.NaN()
-		}
-		return digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
-	}
-	result := 0.0
-	for x < 10 {
-		result -= 1 / x
-		x++
-	}
-	if x == 10 {
-		return result + 2.25175258906672110764
-	}
-	coef := []float64{8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
-		-4.16666666666666666667e-3, 3.96825396825396825397e-3, -8.33333333333333333333e-3, 8.33333333333333333333e-2}
-	y := 0.0
-	if x < 1e17 {
-		z := 1 / (x * x)
-		for _, c := range coef {
-			y = y*z + c
-		}
-		y *= z
-	}
-	return result + math.Log(x) - 0.5/x - y
-}
+// digamma is ψ(x) as calc_digamma computes it in double.
+func digamma(x float64) float64 { return digammaT(x) }
 
 // besselI0 is the modified Bessel function of the first kind, order 0
 // (power series; accurate to double precision for |x| up to ~700).

@@ -121,6 +121,9 @@ func Run(g *ir.Graph, inputs []any, opts Options) (res *Result, err error) {
 	res = &Result{Inputs: inputs, Sym: m.sym}
 	for _, a := range g.Outputs {
 		v, err := m.evalArg(a)
+		if err == nil {
+			v, err = resolveValue(v) // callers read storages: no conjugate bit leaves the run
+		}
 		if err != nil {
 			return nil, diag.Errorf(g.Pos, CodeEval, evalHint, "return: %v", err)
 		}
@@ -333,6 +336,8 @@ func (m *machine) evalArg(a ir.Arg) (any, error) {
 		return a.Int, nil
 	case ir.ArgFloat:
 		return a.Float, nil
+	case ir.ArgComplex:
+		return complex(a.Float, a.Imag), nil
 	case ir.ArgBool:
 		return a.Bool, nil
 	case ir.ArgString:

@@ -26,6 +26,14 @@ type Tensor struct {
 	Strides []int64
 	Offset  int64 // storage offset, in elements
 	Storage *Storage
+	// Conj is PyTorch's conjugate bit (complex dtypes): the tensor reads as
+	// the conjugate of what its storage holds. Views keep it; other ops see
+	// the tensor resolved (eval_conj.go), as PyTorch's conjugate fallback
+	// materializes it.
+	Conj bool
+	// Neg is PyTorch's negative bit (_neg_view, which x.conj().imag traces
+	// to): the tensor reads as the negation of what its storage holds.
+	Neg bool
 }
 
 // Device is the storage's device.
@@ -159,7 +167,7 @@ func (t *Tensor) checkBounds() error {
 // View returns a tensor over t's storage with new geometry, checked against
 // the storage's size.
 func (t *Tensor) View(shape, strides []int64, offset int64) (*Tensor, error) {
-	v := &Tensor{DType: t.DType, Shape: clone64(shape), Strides: clone64(strides), Offset: offset, Storage: t.Storage}
+	v := &Tensor{DType: t.DType, Shape: clone64(shape), Strides: clone64(strides), Offset: offset, Storage: t.Storage, Conj: t.Conj, Neg: t.Neg}
 	if err := v.checkBounds(); err != nil {
 		return nil, err
 	}
@@ -168,7 +176,7 @@ func (t *Tensor) View(shape, strides []int64, offset int64) (*Tensor, error) {
 
 // view is View for geometry derived from t's own, which always fits.
 func (t *Tensor) view(shape, strides []int64, offset int64) *Tensor {
-	return &Tensor{DType: t.DType, Shape: shape, Strides: strides, Offset: offset, Storage: t.Storage}
+	return &Tensor{DType: t.DType, Shape: shape, Strides: strides, Offset: offset, Storage: t.Storage, Conj: t.Conj, Neg: t.Neg}
 }
 
 // Alias returns a new tensor object for the same view (aten::alias).

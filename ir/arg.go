@@ -26,6 +26,7 @@ const (
 	ArgRaw                     // any other Python expression kiln keeps verbatim (Str)
 	ArgSlice                   // slice(start, stop, step) in an index: Elems holds the three parts (None when absent)
 	ArgEllipsis                // Ellipsis in an index
+	ArgComplex                 // Python complex: 2j, (1+2j), complex(0.0, 1.0) (Float real, Imag imaginary; Str the source spelling)
 )
 
 // Arg is a node argument: an SSA value or a constant.
@@ -34,6 +35,7 @@ type Arg struct {
 	Value  *Value
 	Int    int64
 	Float  float64
+	Imag   float64 // ArgComplex's imaginary part
 	Bool   bool
 	Str    string
 	DType  DType
@@ -54,6 +56,12 @@ func EnumArg(name string) Arg   { return Arg{Kind: ArgEnum, Str: name} }
 func ListArg(elems ...Arg) Arg  { return Arg{Kind: ArgList, Elems: elems} }
 func TupleArg(elems ...Arg) Arg { return Arg{Kind: ArgTuple, Elems: elems} }
 func NoneArg() Arg              { return Arg{Kind: ArgNone} }
+
+// ComplexArg is a Python complex constant; src is how the input spelled it
+// (FX prints 1j as `1j`, `(1+2j)` or `complex(0.0, 1.0)`), "" for repr's.
+func ComplexArg(re, im float64, src string) Arg {
+	return Arg{Kind: ArgComplex, Float: re, Imag: im, Str: src}
+}
 
 // SliceArg builds slice(start, stop, step).
 func SliceArg(start, stop, step Arg) Arg { return Arg{Kind: ArgSlice, Elems: []Arg{start, stop, step}} }
@@ -123,6 +131,9 @@ func (a Arg) Equal(b Arg) bool {
 		return a.Int == b.Int
 	case ArgFloat:
 		return a.Float == b.Float || math.IsNaN(a.Float) && math.IsNaN(b.Float)
+	case ArgComplex:
+		return (a.Float == b.Float || math.IsNaN(a.Float) && math.IsNaN(b.Float)) &&
+			(a.Imag == b.Imag || math.IsNaN(a.Imag) && math.IsNaN(b.Imag))
 	case ArgBool:
 		return a.Bool == b.Bool
 	case ArgDType:
@@ -167,6 +178,12 @@ func (a Arg) write(b *strings.Builder) {
 		b.WriteString(strconv.FormatInt(a.Int, 10))
 	case ArgFloat:
 		b.WriteString(PyFloat(a.Float))
+	case ArgComplex:
+		if a.Str != "" {
+			b.WriteString(a.Str)
+		} else {
+			b.WriteString(PyComplex(a.Float, a.Imag))
+		}
 	case ArgBool:
 		if a.Bool {
 			b.WriteString("True")
@@ -258,6 +275,26 @@ func PyFloat(f float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// PyComplex formats re+im·j as Python's repr does: `2j` for a zero real
+// part, `(1+2j)` otherwise (integral parts without '.0').
+func PyComplex(re, im float64) string {
+	part := func(f float64) string {
+		s := PyFloat(f)
+		if t, ok := strings.CutSuffix(s, ".0"); ok {
+			return t
+		}
+		return s
+	}
+	if re == 0 && !math.Signbit(re) {
+		return part(im) + "j"
+	}
+	sign := "+"
+	if math.Signbit(im) {
+		sign = ""
+	}
+	return "(" + part(re) + sign + part(im) + "j)"
 }
 
 // PyString quotes s as Python's repr does: single quotes unless s holds a

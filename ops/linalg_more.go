@@ -19,7 +19,6 @@ func linalgMoreTable() []Entry {
 		l("linalg_matrix_exp(Tensor self) -> Tensor", squareContiguous("self")),
 		l("linalg_matrix_sqrth(Tensor self) -> Tensor", squareContiguous("self")),
 		l("linalg_polar(Tensor A) -> (Tensor U, Tensor H)", metaPolar),
-		l("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", metaDist),
 		l("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", metaCdistForward),
 		l("_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", metaCdistBackward),
 		l("_pdist_forward(Tensor self, float p=2) -> Tensor", metaPdistForward),
@@ -157,24 +156,4 @@ func metaPdistForward(env *Env, c *Call) ([]ir.Type, error) {
 	n := x.Shape[0]
 	size := sym.FloorDiv(sym.Mul(n, sym.Sub(n, sym.Const(1))), sym.Const(2))
 	return one(env.Contiguous(x.DType, []sym.Expr{size}, x.Device)), nil
-}
-
-// metaDist is a 0-dim tensor of the promoted dtype's real type.
-func metaDist(env *Env, c *Call) ([]ir.Type, error) {
-	a, err := c.Tensor("self")
-	if err != nil {
-		return nil, err
-	}
-	b, err := c.Tensor("other")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := env.BroadcastShapes(a.Shape, b.Shape); err != nil {
-		return nil, err
-	}
-	dt, err := PromoteTypes(a.DType, b.DType)
-	if err != nil {
-		return nil, err
-	}
-	return one(env.Contiguous(realPart(dt), nil, a.Device)), nil
 }

@@ -70,6 +70,8 @@ func ScalarArgDType(a ir.Arg) (ir.DType, error) {
 		return ir.I64, nil
 	case ir.ArgFloat:
 		return ir.F64, nil
+	case ir.ArgComplex:
+		return ir.C128, nil
 	case ir.ArgBool:
 		return ir.Bool, nil
 	case ir.ArgValue:

@@ -23,6 +23,7 @@ const (
 	eBinary // x + y, x < y
 	eSlice  // a:b inside a subscript
 	eEllipsis
+	eImag // an imaginary literal: 2j (floatV holds 2)
 )
 
 // pyExpr is a parsed Python expression.
@@ -319,6 +320,12 @@ func (p *exprParser) parseAtom() (*pyExpr, error) {
 			return nil, &lexError{t.col, fmt.Sprintf("malformed float %s", t.text)}
 		}
 		return &pyExpr{kind: eFloat, floatV: v, col: t.col, end: t.col + len(t.text)}, nil
+	case tImag:
+		v, err := strconv.ParseFloat(t.text[:len(t.text)-1], 64)
+		if err != nil {
+			return nil, &lexError{t.col, fmt.Sprintf("malformed imaginary number %s", t.text)}
+		}
+		return &pyExpr{kind: eImag, floatV: v, col: t.col, end: t.col + len(t.text)}, nil
 	case tString:
 		s := t.text
 		for p.peek().kind == tString { // implicit concatenation

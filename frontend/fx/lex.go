@@ -15,6 +15,7 @@ const (
 	tFloat
 	tString
 	tOp
+	tImag // 2j, 1.5e3J: the text keeps the suffix
 )
 
 type token struct {
@@ -130,6 +131,9 @@ func lexNumber(src string, i int) (token, int, error) {
 				j++
 			}
 		}
+	}
+	if j < len(src) && (src[j] == 'j' || src[j] == 'J') && (j+1 == len(src) || !isNameChar(src[j+1])) {
+		return token{tImag, strings.ReplaceAll(src[i:j+1], "_", ""), i}, j + 1, nil
 	}
 	if j < len(src) && isNameStart(src[j]) {
 		return token{}, 0, &lexError{i, fmt.Sprintf("malformed number %q", src[i:j+1])}

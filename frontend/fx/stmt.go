@@ -377,7 +377,18 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		return ir.StringArg(e.str), nil
 	case eList, eTuple, eDict:
 		return gb.seqArg(l, e)
+	case eImag, eBinary:
+		if re, im, ok := complexConst(e); ok {
+			src := l.text[e.col:e.end]
+			if e.kind == eBinary { // the parentheses FX prints are outside the expression
+				src = "(" + src + ")"
+			}
+			return ir.ComplexArg(re, im, src), nil
+		}
 	case eUnary:
+		if re, im, ok := complexConst(e); ok {
+			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
+		}
 		if e.op == "-" {
 			switch inner := e.base; inner.kind {
 			case eInt:
@@ -401,8 +412,82 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		case "slice":
 			return gb.sliceArg(l, e)
 		}
+		if re, im, ok := complexConst(e); ok {
+			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
+		}
 	}
 	return ir.Arg{Kind: ir.ArgRaw, Str: l.text[e.col:e.end]}, nil
+}
+
+// realConst reads a real number literal, negated or not.
+func realConst(e *pyExpr) (float64, bool) {
+	switch e.kind {
+	case eInt:
+		return float64(e.intV), true
+	case eFloat:
+		return e.floatV, true
+	case eName:
+		switch e.name {
+		case "inf":
+			return math.Inf(1), true
+		case "nan":
+			return math.NaN(), true
+		}
+	case eUnary:
+		if v, ok := realConst(e.base); ok && e.op == "-" {
+			return -v, true
+		}
+	}
+	return 0, false
+}
+
+// complexConst reads a Python complex constant as FX prints one: an
+// imaginary literal (2j, -1.5j), a real plus or minus one ((1+2j),
+// (-0-1j)), or complex(re, im) with number arguments.
+func complexConst(e *pyExpr) (re, im float64, ok bool) {
+	switch e.kind {
+	case eImag:
+		return 0, e.floatV, true
+	case eUnary:
+		if e.op != "-" || e.base.kind == eInt || e.base.kind == eFloat {
+			return 0, 0, false
+		}
+		if re, im, ok := complexConst(e.base); ok {
+			return -re, -im, true
+		}
+	case eBinary:
+		if e.op != "+" && e.op != "-" {
+			return 0, 0, false
+		}
+		lr, li, lok := complexConst(e.base)
+		if !lok {
+			if lr, lok = realConst(e.base); !lok {
+				return 0, 0, false
+			}
+		}
+		rr, ri, rok := complexConst(e.rhs)
+		if !rok {
+			return 0, 0, false
+		}
+		if e.op == "-" {
+			return lr - rr, li - ri, true
+		}
+		return lr + rr, li + ri, true
+	case eCall:
+		if e.base.dotted() != "complex" || len(e.kwargs) > 0 || len(e.elems) == 0 || len(e.elems) > 2 {
+			return 0, 0, false
+		}
+		if re, ok = realConst(e.elems[0]); !ok {
+			return 0, 0, false
+		}
+		if len(e.elems) == 2 {
+			if im, ok = realConst(e.elems[1]); !ok {
+				return 0, 0, false
+			}
+		}
+		return re, im, true
+	}
+	return 0, 0, false
 }
 
 // sliceArg reads slice(stop), slice(start, stop) and slice(start, stop,

@@ -209,6 +209,7 @@ func TestMalformed(t *testing.T) {
 		{"garbage statement", "def forward(self, x):\n    a = = 3\n    return (a,)\n", 2, 9, ""},
 		{"bad character", "def forward(self, x):\n    a = torch.ops.aten.relu.default(x) $ 2\n    return (a,)\n", 2, 40, "`$ 2`"},
 		{"bad number", "def forward(self, x):\n    a = torch.ops.aten.mul.Tensor(x, 12abc)\n    return (a,)\n", 2, 38, ""},
+		{"bad imaginary number", "def forward(self, x):\n    a = torch.ops.aten.mul.Tensor(x, 2jx)\n    return (a,)\n", 2, 38, ""},
 		{"unterminated string", "def forward(self, x):\n    a = torch.ops.aten.mul.Tensor(x, 'oops)\n    return (a,)\n", 2, 38, ""},
 		{"huge int", "def forward(self, x):\n    a = torch.ops.aten.mul.Tensor(x, 99999999999999999999999)\n    return (a,)\n", 2, 38, ""},
 		{"bad node line", "graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = call_function(x)\n    return (y,)\n", 3, 5, ""},

@@ -103,6 +103,20 @@ def single(name, op, args, kwargs=None, values=True):
     return rec
 
 
+def conj_add_(c, b):
+    """Writes through a conjugate view: c gets the conjugate of the results."""
+    aten.add_(aten._conj(c), 2.5)
+    aten.mul_(aten._conj(c), b)
+    return c
+
+
+def conj_parts(x):
+    """x.conj().imag traces to _neg_view (the negative bit) of a real view."""
+    a = torch.view_as_complex(x)
+    c = a.conj()
+    return c.imag, a.real, c.abs(), torch.resolve_conj(c), (c * 2).sum(), aten.view_as_real(aten._neg_view(a).clone())
+
+
 def cases():
     x34, g34 = gen(1, 3, 4), gen(2, 3, 4)
     img, gimg = gen(3, 2, 3, 6, 6), gen(4, 2, 3, 3, 3)
@@ -192,6 +206,65 @@ def cases():
     out.append(case("complex_add_alpha_div", lambda a, b: aten.view_as_real(aten.div(aten.add(vc(a), vc(b), alpha=0.5), vc(b))), gen(46, 4, 2), gen(47, 4, 2)))
     out.append(case("complex_mul_real_tensor", lambda a, r: aten.view_as_real(aten.mul(vc(a), r)), gen(48, 3, 2, dtype=torch.float64), gen(49, 3, dtype=torch.float64)))
     out.append(case("conj_meta", lambda x: aten._conj(aten.view_as_complex(x)), gen(43, 3, 2), values=False))
+    # The conjugate bit: _conj is a view; other ops see it resolved, writes
+    # through it land conjugated in the base.
+    out.append(case("conj_mul", lambda a, b: aten.view_as_real(aten.mul(aten._conj(vc(a)), vc(b))), gen(53, 4, 2), gen(54, 4, 2)))
+    out.append(case("conj_transpose_clone", lambda a: aten.view_as_real(aten.clone(aten.t(aten._conj(vc(a))))), gen(55, 2, 3, 2)))
+    out.append(case("conj_physical", lambda a: aten.view_as_real(aten._conj_physical(vc(a))), gen(56, 3, 2, dtype=torch.float64)))
+    out.append(case("conj_inplace_write_through", lambda a, b: aten.view_as_real(conj_add_(aten.view_as_complex(aten.clone(a)), vc(b))), gen(57, 3, 2), gen(58, 3, 2)))
+    # Complex128 arithmetic (the conformance suite samples complex64).
+    z = lambda n, *shape: torch.view_as_complex(gen(n, *shape, 2, dtype=torch.float64))  # noqa: E731
+    out.append(case("c128_unary", lambda a: [aten.view_as_real(f(a)) for f in (aten.exp, aten.log, aten.sqrt, aten.tanh, aten.sigmoid, aten.reciprocal)]
+                    + [aten.abs(a)], z(70, 5)))
+    out.append(case("c128_pow_eq_where", lambda a, b, m: (aten.view_as_real(aten.pow(a, b)), aten.eq(a, b), aten.view_as_real(aten.where(m, a, b))),
+                    z(71, 4), z(72, 4), torch.tensor([True, False, True, False])))
+    out.append(case("c128_reductions", lambda a: (aten.view_as_real(aten.sum(a, [1])), aten.view_as_real(aten.mean(a)), aten.view_as_real(aten.prod(a, 0)),
+                                                  aten.view_as_real(aten.cumprod(a, 1)), aten.var(a, [1]), aten.linalg_vector_norm(a, 3)), z(73, 3, 4)))
+    out.append(case("c128_matmul", lambda a, b, c: (aten.view_as_real(aten.mm(a, b)), aten.view_as_real(aten.addmm(c, a, b, beta=0.5 - 1j, alpha=2j)),
+                                                   aten.view_as_real(aten.vdot(a[0], b[:, 0]))), z(74, 3, 4), z(75, 4, 2), z(76, 3, 2)))
+    out.append(case("c128_gather_index_put", lambda a, i, v: (aten.view_as_real(aten.gather(a, 1, i)), aten.view_as_real(aten.index_put(a, [i[:, 0]], v, True))),
+                    z(77, 3, 4), torch.tensor([[0, 3], [1, 1], [2, 0]]), z(78, 3, 4)))
+    out.append(case("angle", lambda x, i, a: (aten.angle(x), aten.angle(i), aten.angle(a)),
+                    torch.tensor([-1.5, 0.0, -0.0, 2.0, float("nan")]), torch.tensor([-3, 0, 4]), z(79, 4)))
+    out.append(case("c128_logsumexp", lambda a: aten.view_as_real(aten.logsumexp(a, [1])), z(80, 3, 4)))
+    out.append(case("logit_backward_eps", lambda g, x: (aten.logit_backward(g, x), aten.logit_backward(g, x, 0.1)),
+                    gen(81, 5), torch.tensor([-0.5, 0.05, 0.3, 0.95, 2.0])))
+    ga = torch.tensor([0.5, 1.0, 2.0, 5.0, 30.0, 250.0, 0.0, 3.0, 1e-3, -1.0], dtype=torch.float64)
+    gx = torch.tensor([0.2, 1.0, 3.0, 4.0, 28.0, 260.0, 1.0, 0.0, 5.0, 1.0], dtype=torch.float64)
+    out.append(case("igamma_igammac_f64", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga, gx))
+    out.append(case("igamma_igammac_f32", lambda a, x: (aten.igamma(a, x), aten.igammac(a, x)), ga.float(), gx.float()))
+    out.append(case("conj_imag_neg_view", conj_parts, gen(82, 3, 2)))
+    out.append(case("complex_scalars", lambda x, i, a, m: (
+        aten.view_as_real(aten.full([2], 1j)), aten.view_as_real(aten.add(x, 1 + 2j)), aten.view_as_real(aten.mul(i, -2j)),
+        aten.view_as_real(aten.masked_fill(a, m, 0.5j)), aten.view_as_real(aten.pow(x, 0.5j)),
+        aten.view_as_real(aten.where(m, a, 2j)), aten.view_as_real(aten.full_like(a, 1 - 1j))),
+        gen(83, 4), torch.tensor([1, -2, 3, 0]), z(84, 4), torch.tensor([True, False, False, True])))
+    # Special functions in double (the conformance suite samples float32).
+    f64 = torch.float64
+    wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
+    pos = gen(61, 12, dtype=f64, lo=0.05, hi=15.0)
+    for name in ["special_modified_bessel_i0", "special_modified_bessel_i1", "special_i1", "special_i1e", "special_airy_ai"]:
+        out.append(case(name + "_f64", getattr(aten, name), wide))
+    for name in ["special_modified_bessel_k0", "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1"]:
+        out.append(case(name + "_f64", getattr(aten, name), pos))
+    out.append(case("special_erfcx_f64", aten.special_erfcx, torch.tensor([-30.0, -20.0, -5.0, -0.5, 0.0, 1e-17, 0.3, 4.0, 26.0, 49.0, 51.0, 1e8], dtype=f64)))
+    out.append(case("special_zeta_f64", aten.special_zeta, gen(62, 6, dtype=f64, lo=1.0, hi=6.0), torch.tensor([0.5, 2.0, -1.5, -2.0, 10.0, 0.0], dtype=f64)))
+    px, pn = gen(63, 4, 1, dtype=f64, lo=-1.5, hi=1.5), torch.tensor([0.0, 1.0, 2.0, 5.0, 9.0, 12.0], dtype=f64)
+    for name in ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+                 "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                 "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+                 "legendre_polynomial_p"]:
+        out.append(case("special_" + name + "_f64", getattr(aten, "special_" + name), px, pn))
+    # A float32 recurrence overflows to inf, then NaN, where PyTorch's does.
+    out.append(case("special_chebyshev_polynomial_t_f32_overflow", aten.special_chebyshev_polynomial_t,
+                    torch.tensor([30.0, -30.0, 0.5]), torch.tensor([40.0])))
+    out.append(case("polygamma_f32_poles", lambda x: (aten.polygamma(0, x), aten.polygamma(1, x), aten.polygamma(3, x)),
+                    torch.tensor([0.0, -2.0, -2.5, -0.0024, 1.0, 7.5])))
+    out.append(case("polygamma_f64", lambda x: (aten.polygamma(0, x), aten.polygamma(2, x)), gen(64, 6, dtype=f64, lo=-3.0, hi=6.0)))
+    out.append(case("complex_f64", lambda a, b: aten.view_as_real(aten.complex(a, b)), gen(65, 3, 1, dtype=f64), gen(66, 4, dtype=f64)))
+    out.append(case("polar_f64", lambda a, b: aten.view_as_real(aten.polar(a, b)), gen(67, 5, dtype=f64, lo=0.0, hi=3.0), gen(68, 5, dtype=f64, lo=-4.0, hi=4.0)))
+    out.append(case("frexp_f64", lambda x: aten.frexp(x), torch.tensor([0.0, -0.0, 1.0, -3.5, 1e-310, 1e300], dtype=f64)))
+    out.append(case("softshrink_celu_f64", lambda x: (aten.softshrink(x, 0.7), aten.celu(x, 0.5)), gen(69, 6, dtype=f64, lo=-3.0, hi=3.0)))
     out.append(single("fused_rms_norm", aten._fused_rms_norm.default, (x34, [4], ln_w, 1e-6)))
     out.append(single("fused_rms_norm_bf16_no_eps", aten._fused_rms_norm.default, (x34.bfloat16(), [3, 4], None, None)))
     f8a, f8b = gen(50, 4, 8).to(torch.float8_e4m3fn), gen(51, 3, 8).to(torch.float8_e4m3fn).t()
