@@ -192,8 +192,12 @@ func floatBad(w, g float64, tol Tolerance) (bool, float64) {
 		}
 		return true, math.Inf(1)
 	}
-	diff := math.Abs(w - g)
-	allowed := tol.ATol + tol.RTol*math.Abs(w)
+	return overAllowance(math.Abs(w-g), tol.ATol+tol.RTol*math.Abs(w))
+}
+
+// overAllowance reports whether diff exceeds allowed, and by what factor
+// (torch.isclose's |w - g| <= atol + rtol*|w|).
+func overAllowance(diff, allowed float64) (bool, float64) {
 	if diff <= allowed {
 		return false, 0
 	}
@@ -329,15 +333,7 @@ func complexBad(w, g complex128, tol Tolerance) (bool, float64) {
 		}
 		return true, math.Inf(1)
 	}
-	diff := cmplx.Abs(w - g)
-	allowed := tol.ATol + tol.RTol*cmplx.Abs(w)
-	if diff <= allowed {
-		return false, 0
-	}
-	if allowed == 0 {
-		return true, diff * 1e300
-	}
-	return true, diff / allowed
+	return overAllowance(cmplx.Abs(w-g), tol.ATol+tol.RTol*cmplx.Abs(w))
 }
 
 // complexes reads a complex tensor's values in row-major order, through

@@ -95,16 +95,9 @@ func kUpsampleBicubic2d(c *call) ([]any, error) {
 }
 
 func kUpsampleBicubic2dBackward(c *call) ([]any, error) {
-	g, err := c.tensor("grad_output")
+	g, inSize, err := upsampleGrad(c, 2)
 	if err != nil {
 		return nil, err
-	}
-	inSize, err := c.intList("input_size")
-	if err != nil {
-		return nil, err
-	}
-	if len(inSize) != 4 || g.Dim() != 4 {
-		return nil, fmt.Errorf("upsample_bicubic2d_backward: expected 4D sizes, got %v", inSize)
 	}
 	h, w, oh, ow, by, bx, wy, wx, err := bicubicGeom(c, inSize)
 	if err != nil {

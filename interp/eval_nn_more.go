@@ -78,20 +78,13 @@ func sign(x float64) float64 {
 // kUpsampleBilinear2dBackward spreads each gradient over its four source
 // taps with the forward's weights.
 func kUpsampleBilinear2dBackward(c *call) ([]any, error) {
-	g, err := c.tensor("grad_output")
-	if err != nil {
-		return nil, err
-	}
-	inSize, err := c.intList("input_size")
+	g, inSize, err := upsampleGrad(c, 2)
 	if err != nil {
 		return nil, err
 	}
 	ac, err := c.bool("align_corners")
 	if err != nil {
 		return nil, err
-	}
-	if len(inSize) != 4 || g.Dim() != 4 {
-		return nil, fmt.Errorf("upsample_bilinear2d_backward: expected 4D sizes, got %v", inSize)
 	}
 	size, scales, err := upsampleGeom(c, inSize, 2)
 	if err != nil {

@@ -121,18 +121,28 @@ func kUpsampleNearest(c *call) ([]any, error) {
 	}))
 }
 
-func kUpsampleNearestBackward(c *call) ([]any, error) {
+// upsampleGrad reads an upsample backward's grad_output and input_size,
+// both of rank k+2 for k spatial dims.
+func upsampleGrad(c *call, k int) (*Tensor, []int64, error) {
 	g, err := c.tensor("grad_output")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	inSize, err := c.intList("input_size")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	k := spatialRank(c.op.Schema.Name)
 	if len(inSize) != k+2 || g.Dim() != k+2 {
-		return nil, fmt.Errorf("%s: expected input_size of %d dims, got %v", c.op.Schema.Name, k+2, inSize)
+		return nil, nil, fmt.Errorf("%s: expected input_size of %d dims, got %v", c.op.Schema.Name, k+2, inSize)
+	}
+	return g, inSize, nil
+}
+
+func kUpsampleNearestBackward(c *call) ([]any, error) {
+	k := spatialRank(c.op.Schema.Name)
+	g, inSize, err := upsampleGrad(c, k)
+	if err != nil {
+		return nil, err
 	}
 	size, scales, err := upsampleGeom(c, inSize, k)
 	if err != nil {
@@ -207,20 +217,13 @@ func kUpsampleLinear1d(c *call) ([]any, error) {
 }
 
 func kUpsampleLinear1dBackward(c *call) ([]any, error) {
-	g, err := c.tensor("grad_output")
-	if err != nil {
-		return nil, err
-	}
-	inSize, err := c.intList("input_size")
+	g, inSize, err := upsampleGrad(c, 1)
 	if err != nil {
 		return nil, err
 	}
 	ac, err := c.bool("align_corners")
 	if err != nil {
 		return nil, err
-	}
-	if len(inSize) != 3 || g.Dim() != 3 {
-		return nil, fmt.Errorf("upsample_linear1d_backward: expected 3D sizes, got %v", inSize)
 	}
 	size, scales, err := upsampleGeom(c, inSize, 1)
 	if err != nil {
