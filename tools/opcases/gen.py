@@ -237,6 +237,13 @@ def cases():
         aten.view_as_real(aten.masked_fill(a, m, 0.5j)), aten.view_as_real(aten.pow(x, 0.5j)),
         aten.view_as_real(aten.where(m, a, 2j)), aten.view_as_real(aten.full_like(a, 1 - 1j))),
         gen(83, 4), torch.tensor([1, -2, 3, 0]), z(84, 4), torch.tensor([True, False, False, True])))
+    zc = z(85, 3, 2)
+    out.append(single("real", aten.real.default, (zc,)))
+    out.append(single("imag", aten.imag.default, (zc,)))
+    out.append(single("real_of_real", aten.real.default, (gen(86, 3),)))
+    out.append(single("conj_physical_c128", aten.conj_physical.default, (zc,)))
+    out.append(single("resolve_conj", aten.resolve_conj.default, (zc,)))
+    out.append(single("resolve_neg", aten.resolve_neg.default, (zc,)))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
