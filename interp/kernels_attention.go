@@ -193,6 +193,16 @@ func kUnique(c *call) ([]any, error) {
 	out := FromFloatsOn(t.DType, []int64{int64(len(uniq))}, uniq, t.Device())
 	inv := FromInts(ir.I64, clone64(t.Shape), inverse)
 	cnt := FromInts(ir.I64, []int64{int64(len(counts))}, counts)
+	// What the overload is not asked for is an empty [0] tensor, as the
+	// meta rule (metaUnique) and PyTorch's kernels give it.
+	for _, f := range []struct {
+		name string
+		t    **Tensor
+	}{{"return_inverse", &inv}, {"return_counts", &cnt}} {
+		if on, err := c.bool(f.name); c.has(f.name) && err == nil && !on {
+			*f.t = FromInts(ir.I64, []int64{0}, nil)
+		}
+	}
 	if c.op.Schema.Name == "_unique" {
 		return []any{out, inv}, nil
 	}

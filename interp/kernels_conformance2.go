@@ -8,8 +8,8 @@ import (
 )
 
 // More kernels the conformance table asked for: addr, addmv, addbmm,
-// linalg_cross, trace, count_nonzero, pixel_(un)shuffle and
-// linalg_solve_triangular (substitution in float64, rounded once).
+// linalg_cross, trace, count_nonzero, pixel_(un)shuffle
+// (linalg_solve_triangular moved to kernels_lu.go).
 
 func init() {
 	register(kAddProduct, "addr", "addmv", "addbmm")
@@ -17,7 +17,6 @@ func init() {
 	register(kTrace, "trace")
 	register(kCountNonzero, "count_nonzero", "count_nonzero.dim_IntList")
 	register(kPixelShuffle, "pixel_shuffle", "pixel_unshuffle")
-	register(kSolveTriangular, "linalg_solve_triangular")
 }
 
 // kAddProduct is beta·self + alpha·(a @ b): the outer product (addr), a
@@ -286,103 +285,6 @@ func kPixelShuffle(c *call) ([]any, error) {
 
 // kSolveTriangular solves A·X = B (left) or X·A = B with A triangular,
 // batched and broadcast; the result is column-major, as LAPACK's.
-func kSolveTriangular(c *call) ([]any, error) {
-	a, b, err := c.tensor2("self", "B")
-	if err != nil {
-		return nil, err
-	}
-	upper, err := c.bool("upper")
-	if err != nil {
-		return nil, err
-	}
-	left, err := c.bool("left")
-	if err != nil {
-		return nil, err
-	}
-	unit, err := c.bool("unitriangular")
-	if err != nil {
-		return nil, err
-	}
-	if !a.DType.IsFloat() || a.DType != b.DType || a.Dim() < 2 || b.Dim() < 2 {
-		return nil, fmt.Errorf("linalg.solve_triangular: only real floating matrices of one dtype are modelled")
-	}
-	batch, err := broadcastShapes(a.Shape[:a.Dim()-2], b.Shape[:b.Dim()-2])
-	if err != nil {
-		return nil, err
-	}
-	ea, err := expand(a, append(append([]int64{}, batch...), a.Shape[a.Dim()-2:]...))
-	if err != nil {
-		return nil, err
-	}
-	eb, err := expand(b, append(append([]int64{}, batch...), b.Shape[b.Dim()-2:]...))
-	if err != nil {
-		return nil, err
-	}
-	av, bv := ea.Floats(), eb.Floats()
-	m, n := b.Shape[b.Dim()-2], b.Shape[b.Dim()-1]
-	k := a.Shape[a.Dim()-1]
-	nb := numel(batch)
-	x := make([]float64, len(bv))
-	for bi := int64(0); bi < nb; bi++ {
-		A := av[bi*k*k : (bi+1)*k*k]
-		B := bv[bi*m*n : (bi+1)*m*n]
-		X := x[bi*m*n : (bi+1)*m*n]
-		solveTri(A, B, X, k, m, n, upper, left, unit)
-	}
-	shape := append(append([]int64{}, batch...), m, n)
-	res := FromFloatsOn(a.DType, shape, x, a.Device())
-	strides := ContiguousStrides(shape)
-	strides[len(shape)-2], strides[len(shape)-1] = 1, max(m, 1)
-	out, err := Empty(a.DType, shape, strides, a.Device())
-	if err != nil {
-		return nil, err
-	}
-	return oneT(out, copyTensor(out, res))
-}
-
-// solveTri substitutes through the k×k triangle A for X (m×n, row-major).
-func solveTri(A, B, X []float64, k, m, n int64, upper, left, unit bool) {
-	at := func(i, j int64) float64 { return A[i*k+j] }
-	if left { // A·X = B, one column of B at a time
-		for col := int64(0); col < n; col++ {
-			for step := int64(0); step < k; step++ {
-				i := step
-				if upper {
-					i = k - 1 - step
-				}
-				s := B[i*n+col]
-				for j := int64(0); j < k; j++ {
-					if j != i && (upper && j > i || !upper && j < i) {
-						s -= at(i, j) * X[j*n+col]
-					}
-				}
-				if !unit {
-					s /= at(i, i)
-				}
-				X[i*n+col] = s
-			}
-		}
-		return
-	}
-	for row := int64(0); row < m; row++ { // X·A = B, one row at a time
-		for step := int64(0); step < k; step++ {
-			j := step
-			if !upper {
-				j = k - 1 - step
-			}
-			s := B[row*n+j]
-			for i := int64(0); i < k; i++ {
-				if i != j && (upper && i < j || !upper && i > j) {
-					s -= X[row*n+i] * at(i, j)
-				}
-			}
-			if !unit {
-				s /= at(j, j)
-			}
-			X[row*n+j] = s
-		}
-	}
-}
 
 func init() {
 	// unsafe_split is split whose pieces autograd does not track as views;

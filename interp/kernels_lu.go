@@ -3,38 +3,46 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 
 	"github.com/kiln-compiler/kiln/ir"
 )
 
 // LU with partial pivoting as LAPACK's getrf: the pivot of column j is the
-// first row of largest magnitude at or below j; pivots are 1-based int32;
-// info is the first zero pivot's 1-based index (0 when none). The
-// factorization, determinants, inverses and solves are built on it.
+// first row of largest |re|+|im| (izamax) at or below j; pivots are
+// 1-based int32; info is the first zero pivot's 1-based index (0 when
+// none). The factorization, determinants, inverses and solves are built
+// on it, in complex128 for real and complex dtypes alike.
 
 func init() {
 	register(kLUFactor, "linalg_lu_factor_ex")
+	register(kLinalgLU, "linalg_lu")
 	register(kLUUnpack, "lu_unpack")
-	register(kDet, "_linalg_det", "_linalg_slogdet")
+	register(detKernel(false), "_linalg_det")
+	register(detKernel(true), "_linalg_slogdet")
 	register(kLUSolve, "linalg_lu_solve")
 	register(kSolveEx, "_linalg_solve_ex")
 	register(kInvEx, "linalg_inv_ex")
+	register(kSolveTriangular, "linalg_solve_triangular")
 }
 
-// getrf factors the m×n row-major a in place; it returns the pivots and info.
-func getrf(a []float64, m, n int64) ([]int64, int64) {
+func cabs1(x complex128) float64 { return math.Abs(real(x)) + math.Abs(imag(x)) }
+
+// getrf factors a (m×n) in place; it returns the pivots and info.
+func getrf(a *cmat) ([]int64, int64) {
+	m, n := a.r, a.c
 	k := min(m, n)
 	piv := make([]int64, k)
 	info := int64(0)
 	for j := int64(0); j < k; j++ {
 		p := j
 		for i := j + 1; i < m; i++ {
-			if math.Abs(a[i*n+j]) > math.Abs(a[p*n+j]) {
+			if cabs1(a.at(i, j)) > cabs1(a.at(p, j)) {
 				p = i
 			}
 		}
 		piv[j] = p + 1
-		if a[p*n+j] == 0 {
+		if a.at(p, j) == 0 {
 			if info == 0 {
 				info = j + 1
 			}
@@ -42,56 +50,40 @@ func getrf(a []float64, m, n int64) ([]int64, int64) {
 		}
 		if p != j {
 			for c := int64(0); c < n; c++ {
-				a[j*n+c], a[p*n+c] = a[p*n+c], a[j*n+c]
+				x, y := a.at(j, c), a.at(p, c)
+				a.set(j, c, y)
+				a.set(p, c, x)
 			}
 		}
 		for i := j + 1; i < m; i++ {
-			a[i*n+j] /= a[j*n+j]
+			l := a.at(i, j) / a.at(j, j)
+			a.set(i, j, l)
 			for c := j + 1; c < n; c++ {
-				a[i*n+c] -= a[i*n+j] * a[j*n+c]
+				a.set(i, c, a.at(i, c)-l*a.at(j, c))
 			}
 		}
 	}
 	return piv, info
 }
 
-// luBatch factors every matrix of a real floating tensor.
+// luBatch is the factorization of every matrix of a tensor.
 type luBatch struct {
-	batch []int64
-	m, n  int64
-	lu    []float64 // row-major, batch after batch
-	piv   [][]int64
-	info  []int64
+	*matBatch
+	piv  [][]int64
+	info []int64
 }
 
 func factor(a *Tensor, op string) (*luBatch, error) {
-	if !a.DType.IsFloat() || a.Dim() < 2 {
-		return nil, fmt.Errorf("%s: only real floating matrices are modelled", op)
-	}
-	r := a.Dim()
-	f := &luBatch{batch: a.Shape[:r-2], m: a.Shape[r-2], n: a.Shape[r-1], lu: contiguous(a).Floats()}
-	mn := f.m * f.n
-	for b := int64(0); b < numel(f.batch); b++ {
-		p, info := getrf(f.lu[b*mn:(b+1)*mn], f.m, f.n)
-		f.piv, f.info = append(f.piv, p), append(f.info, info)
-	}
-	return f, nil
-}
-
-func (f *luBatch) shape(dims ...int64) []int64 { return append(append([]int64{}, f.batch...), dims...) }
-
-// colMajorOf is vals (row-major of shape) laid out column-major, as LAPACK
-// returns matrices.
-func colMajorOf(dt ir.DType, shape []int64, vals []float64, dev ir.Device) (*Tensor, error) {
-	st := ContiguousStrides(shape)
-	if r := len(shape); r >= 2 {
-		st[r-2], st[r-1] = 1, max(shape[r-2], 1)
-	}
-	out, err := Empty(dt, shape, st, dev)
+	mb, err := readMats(a, op)
 	if err != nil {
 		return nil, err
 	}
-	return out, copyTensor(out, FromFloatsOn(dt, shape, vals, dev))
+	f := &luBatch{matBatch: mb}
+	for _, m := range mb.mats {
+		p, info := getrf(m)
+		f.piv, f.info = append(f.piv, p), append(f.info, info)
+	}
+	return f, nil
 }
 
 func int32Tensor(shape []int64, vals []int64, dev ir.Device) *Tensor {
@@ -110,16 +102,23 @@ func (f *luBatch) pivots(dev ir.Device) *Tensor {
 	return int32Tensor(f.shape(min(f.m, f.n)), all, dev)
 }
 
+func (f *luBatch) lu(dt ir.DType, dev ir.Device) (*Tensor, error) {
+	return writeMats(dt, f.batch, f.mats, f.m, f.n, true, dev)
+}
+
 func kLUFactor(c *call) ([]any, error) {
 	a, err := c.tensor("A")
 	if err != nil {
 		return nil, err
 	}
+	if pivot, err := c.bool("pivot"); err != nil || !pivot {
+		return nil, fmt.Errorf("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+	}
 	f, err := factor(a, "linalg.lu_factor")
 	if err != nil {
 		return nil, err
 	}
-	lu, err := colMajorOf(a.DType, f.shape(f.m, f.n), f.lu, a.Device())
+	lu, err := f.lu(a.DType, a.Device())
 	if err != nil {
 		return nil, err
 	}
@@ -139,143 +138,240 @@ func permutation(piv []int64, m int64) []int64 {
 	return perm
 }
 
-// kLUUnpack is (P, L, U) with A = P·L·U, row-major.
+// unpack is (P, L, U) with A = P·L·U of one factorization.
+func unpack(a *cmat, piv []int64) (p, l, u *cmat) {
+	m, n := a.r, a.c
+	k := min(m, n)
+	p = newCmat(m, m)
+	for i, src := range permutation(piv, m) {
+		p.set(src, int64(i), 1)
+	}
+	l, u = newCmat(m, k), newCmat(k, n)
+	for i := int64(0); i < m; i++ {
+		for j := int64(0); j < k && j <= i; j++ {
+			if i == j {
+				l.set(i, j, 1)
+			} else {
+				l.set(i, j, a.at(i, j))
+			}
+		}
+	}
+	for i := int64(0); i < k; i++ {
+		for j := i; j < n; j++ {
+			u.set(i, j, a.at(i, j))
+		}
+	}
+	return p, l, u
+}
+
+// writePLU stores (P, L, U) row-major, each empty ([0]) where not wanted.
+func writePLU(dt ir.DType, mb *matBatch, ps, ls, us []*cmat, wantP, wantLU bool, dev ir.Device) ([]any, error) {
+	k := min(mb.m, mb.n)
+	out := make([]any, 3)
+	for i, spec := range []struct {
+		ms   []*cmat
+		r, c int64
+		want bool
+	}{{ps, mb.m, mb.m, wantP}, {ls, mb.m, k, wantLU}, {us, k, mb.n, wantLU}} {
+		var t *Tensor
+		var err error
+		if spec.want {
+			t, err = writeMats(dt, mb.batch, spec.ms, spec.r, spec.c, false, dev)
+		} else {
+			t, err = Empty(dt, []int64{0}, nil, dev)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
 func kLUUnpack(c *call) ([]any, error) {
 	lu, pv, err := c.tensor2("LU_data", "LU_pivots")
 	if err != nil {
 		return nil, err
 	}
-	if !lu.DType.IsFloat() || lu.Dim() < 2 {
-		return nil, fmt.Errorf("lu_unpack: only real floating matrices are modelled")
+	wantLU, err := c.bool("unpack_data")
+	if err != nil {
+		return nil, err
 	}
-	r := lu.Dim()
-	batch, m, n := lu.Shape[:r-2], lu.Shape[r-2], lu.Shape[r-1]
-	k := min(m, n)
-	vals, pivs := contiguous(lu).Floats(), contiguous(pv).Ints()
-	var P, L, U []float64
-	for b := int64(0); b < numel(batch); b++ {
-		a := vals[b*m*n : (b+1)*m*n]
-		perm := permutation(pivs[b*k:(b+1)*k], m)
-		p := make([]float64, m*m)
-		for i, src := range perm {
-			p[src*m+int64(i)] = 1
-		}
-		l, u := make([]float64, m*k), make([]float64, k*n)
-		for i := int64(0); i < m; i++ {
-			for j := int64(0); j < k; j++ {
-				switch {
-				case i == j:
-					l[i*k+j] = 1
-				case i > j:
-					l[i*k+j] = a[i*n+j]
-				}
-			}
-		}
-		for i := int64(0); i < k; i++ {
-			for j := i; j < n; j++ {
-				u[i*n+j] = a[i*n+j]
-			}
-		}
-		P, L, U = append(P, p...), append(L, l...), append(U, u...)
+	wantP, err := c.bool("unpack_pivots")
+	if err != nil {
+		return nil, err
 	}
-	sh := func(d ...int64) []int64 { return append(append([]int64{}, batch...), d...) }
-	dev := lu.Device()
-	return []any{FromFloatsOn(lu.DType, sh(m, m), P, dev), FromFloatsOn(lu.DType, sh(m, k), L, dev), FromFloatsOn(lu.DType, sh(k, n), U, dev)}, nil
+	mb, err := readMats(lu, "torch.lu_unpack")
+	if err != nil {
+		return nil, err
+	}
+	k := min(mb.m, mb.n)
+	pivs := contiguous(pv).Ints()
+	if int64(len(pivs)) != int64(len(mb.mats))*k {
+		return nil, fmt.Errorf("torch.lu_unpack: pivots of shape %v do not fit LU of shape %v", pv.Shape, lu.Shape)
+	}
+	ps, ls, us := make([]*cmat, len(mb.mats)), make([]*cmat, len(mb.mats)), make([]*cmat, len(mb.mats))
+	for b, a := range mb.mats {
+		ps[b], ls[b], us[b] = unpack(a, pivs[int64(b)*k:int64(b+1)*k])
+	}
+	return writePLU(lu.DType, mb, ps, ls, us, wantP, wantLU, lu.Device())
 }
 
-// kDet is det (or sign and log|det|) from the LU factorization.
-func kDet(c *call) ([]any, error) {
+func kLinalgLU(c *call) ([]any, error) {
 	a, err := c.tensor("A")
 	if err != nil {
 		return nil, err
 	}
-	f, err := factor(a, c.op.Schema.Name)
+	if pivot, err := c.bool("pivot"); err != nil || !pivot {
+		return nil, fmt.Errorf("linalg.lu: LU without pivoting is not implemented on the CPU")
+	}
+	f, err := factor(a, "linalg.lu")
 	if err != nil {
 		return nil, err
 	}
-	nb, n := numel(f.batch), f.n
-	det, sign, logabs := make([]float64, nb), make([]float64, nb), make([]float64, nb)
-	for b := int64(0); b < nb; b++ {
-		d, s, l := 1.0, 1.0, 0.0
-		for j := int64(0); j < n; j++ {
-			x := f.lu[b*n*n+j*n+j]
+	ps, ls, us := make([]*cmat, len(f.mats)), make([]*cmat, len(f.mats)), make([]*cmat, len(f.mats))
+	for b, m := range f.mats {
+		ps[b], ls[b], us[b] = unpack(m, f.piv[b])
+	}
+	return writePLU(a.DType, f.matBatch, ps, ls, us, true, true, a.Device())
+}
+
+// detKernel is det (or sign and log|det|, slog) from the LU
+// factorization: the product of U's diagonal, negated per row swap.
+func detKernel(slog bool) kernel {
+	return func(c *call) ([]any, error) { return det(c, slog) }
+}
+
+func det(c *call, slog bool) ([]any, error) {
+	a, err := c.tensor("A")
+	if err != nil {
+		return nil, err
+	}
+	// _linalg_det_out factors Aᴴ when A is contiguous and real (det(Aᵀ) =
+	// det(A), and Aᵀ is then the column-major matrix getrf wants), so its
+	// LU and pivots are those of Aᵀ.
+	src := a
+	if a.IsContiguous() && !a.DType.IsComplex() && a.Dim() >= 2 {
+		if src, err = transposeLast(a); err != nil {
+			return nil, err
+		}
+	}
+	f, err := factor(src, "linalg.det")
+	if err != nil {
+		return nil, err
+	}
+	nb := len(f.mats)
+	det, sign, logabs := make([]complex128, nb), make([]complex128, nb), make([]complex128, nb)
+	for b, m := range f.mats {
+		d, s, l := complex(1, 0), complex(1, 0), 0.0
+		for j := int64(0); j < f.n; j++ {
+			x := m.at(j, j)
 			d *= x
-			l += math.Log(math.Abs(x))
-			if x < 0 {
-				s = -s
-			}
+			l += math.Log(cmplx.Abs(x))
 			if x == 0 {
 				s = 0
+			} else {
+				s *= x / complex(cmplx.Abs(x), 0)
 			}
 			if f.piv[b][j] != j+1 {
 				d, s = -d, -s
 			}
 		}
-		det[b], sign[b], logabs[b] = d, s, l
+		det[b], sign[b], logabs[b] = d, s, complex(l, 0)
 	}
 	dev := a.Device()
-	lu, err := colMajorOf(a.DType, f.shape(n, n), f.lu, dev)
+	lu, err := f.lu(a.DType, dev)
 	if err != nil {
 		return nil, err
 	}
 	piv := f.pivots(dev)
-	if c.op.Schema.Name == "_linalg_det" {
-		return []any{FromFloatsOn(a.DType, f.batch, det, dev), lu, piv}, nil
+	if !slog {
+		d, err := writeComplex(a.DType, f.batch, det, false, dev)
+		return []any{d, lu, piv}, err
 	}
-	return []any{FromFloatsOn(a.DType, f.batch, sign, dev), FromFloatsOn(a.DType, f.batch, logabs, dev), lu, piv}, nil
+	s, err := writeComplex(a.DType, f.batch, sign, false, dev)
+	if err != nil {
+		return nil, err
+	}
+	la, err := writeComplex(realOf(a.DType), f.batch, logabs, false, dev)
+	return []any{s, la, lu, piv}, err
 }
 
-// luSolve solves A·X = B for one n×n factorization and an n×r B (row-major).
-func luSolve(lu []float64, piv []int64, b []float64, n, r int64) []float64 {
-	x := append([]float64(nil), b...)
-	for j, p := range piv { // apply the row swaps to B
-		if p-1 != int64(j) {
-			for c := int64(0); c < r; c++ {
-				x[int64(j)*r+c], x[(p-1)*r+c] = x[(p-1)*r+c], x[int64(j)*r+c]
-			}
+// luSolve solves op(A)·X = B for one factorization P·L·U of A, with
+// op(A) = Aᴴ when adjoint.
+func luSolve(lu *cmat, piv []int64, b *cmat, adjoint bool) *cmat {
+	if adjoint { // Aᴴ = Uᴴ·Lᴴ·Pᵀ: Uᴴ·y = B, Lᴴ·z = y, X = P·z
+		z := trsm(lu.adjoint(), b, true, false)
+		z = trsm(lu.adjoint(), z, false, true)
+		for j := int64(len(piv)) - 1; j >= 0; j-- {
+			swapRows(z, j, piv[j]-1)
 		}
+		return z
 	}
-	for c := int64(0); c < r; c++ {
-		for i := int64(0); i < n; i++ { // L·y = Pb, unit diagonal
-			for j := int64(0); j < i; j++ {
-				x[i*r+c] -= lu[i*n+j] * x[j*r+c]
-			}
-		}
-		for i := n - 1; i >= 0; i-- { // U·x = y
-			for j := i + 1; j < n; j++ {
-				x[i*r+c] -= lu[i*n+j] * x[j*r+c]
-			}
-			x[i*r+c] /= lu[i*n+i]
-		}
+	x := b.clone()
+	for j, p := range piv {
+		swapRows(x, int64(j), p-1)
 	}
-	return x
+	x = trsm(lu, x, true, true)
+	return trsm(lu, x, false, false)
 }
 
-// solveWith solves every batch of B (left, matrix B) against f.
-func solveWith(f *luBatch, b *Tensor) ([]int64, []float64, error) {
-	br := b.Dim()
-	if br < 2 || !b.DType.IsFloat() {
-		return nil, nil, fmt.Errorf("only matrix right-hand sides of a real floating dtype are modelled")
+func swapRows(x *cmat, i, j int64) {
+	if i == j {
+		return
 	}
-	batch, err := broadcastShapes(f.batch, b.Shape[:br-2])
+	for c := int64(0); c < x.c; c++ {
+		a, b := x.at(i, c), x.at(j, c)
+		x.set(i, c, b)
+		x.set(j, c, a)
+	}
+}
+
+// solveFactored solves against each factorization (broadcast over B's
+// batch): A·X = B, or X·A = B when !left (as Aᴴ·Xᴴ = Bᴴ), with Aᴴ for A
+// when adjoint. The result is column-major for left, row-major otherwise.
+func solveFactored(lu *Tensor, piv []int64, b *Tensor, left, adjoint bool, op string) (*Tensor, error) {
+	ml, mb, err := broadcastMats(lu, b, op)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if !equal64(batch, f.batch) {
-		return nil, nil, fmt.Errorf("broadcasting the factorization's batch is not modelled")
+	n := ml.n
+	lb := numel(lu.Shape[:lu.Dim()-2])
+	out := make([]*cmat, len(mb.mats))
+	for i := range mb.mats {
+		// the broadcast batch index i maps back to lu's own batch index
+		src := luIndex(i, mb.batch, lu.Shape[:lu.Dim()-2])
+		if src >= lb {
+			return nil, fmt.Errorf("%s: bad batch", op)
+		}
+		p := piv[src*n : (src+1)*n]
+		if left {
+			out[i] = luSolve(ml.mats[i], p, mb.mats[i], adjoint)
+		} else {
+			out[i] = luSolve(ml.mats[i], p, mb.mats[i].adjoint(), !adjoint).adjoint()
+		}
 	}
-	shape := append(append([]int64{}, batch...), b.Shape[br-2:]...)
-	eb, err := expand(b, shape)
-	if err != nil {
-		return nil, nil, err
+	return writeMats(b.DType, mb.batch, out, mb.m, mb.n, left, b.Device())
+}
+
+// luIndex is the row-major index, in a batch of shape own (broadcast to
+// full), of element i of full.
+func luIndex(i int, full, own []int64) int64 {
+	idx := int64(0)
+	rem := int64(i)
+	stride := int64(1)
+	lead := len(full) - len(own)
+	for d := len(full) - 1; d >= 0; d-- {
+		pos := rem % full[d]
+		rem /= full[d]
+		if od := d - lead; od >= 0 {
+			if own[od] != 1 {
+				idx += pos * stride
+			}
+			stride *= own[od]
+		}
 	}
-	n, r := f.n, b.Shape[br-1]
-	bv := eb.Floats()
-	var out []float64
-	for i := int64(0); i < numel(batch); i++ {
-		out = append(out, luSolve(f.lu[i*n*n:(i+1)*n*n], f.piv[i], bv[i*n*r:(i+1)*n*r], n, r)...)
-	}
-	return shape, out, nil
+	return idx
 }
 
 func kLUSolve(c *call) ([]any, error) {
@@ -295,20 +391,7 @@ func kLUSolve(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !left || adj || !lu.DType.IsFloat() || lu.Dim() < 2 {
-		return nil, fmt.Errorf("linalg.lu_solve: only left, non-adjoint solves with real matrices are modelled")
-	}
-	r := lu.Dim()
-	f := &luBatch{batch: lu.Shape[:r-2], m: lu.Shape[r-2], n: lu.Shape[r-1], lu: contiguous(lu).Floats()}
-	pivs := contiguous(pv).Ints()
-	for i := int64(0); i < numel(f.batch); i++ {
-		f.piv = append(f.piv, pivs[i*f.n:(i+1)*f.n])
-	}
-	shape, x, err := solveWith(f, b)
-	if err != nil {
-		return nil, err
-	}
-	return oneT(colMajorOf(b.DType, shape, x, b.Device()))
+	return oneT(solveFactored(lu, contiguous(pv).Ints(), b, left, adj, "linalg.lu_solve"))
 }
 
 func kSolveEx(c *call) ([]any, error) {
@@ -320,34 +403,33 @@ func kSolveEx(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !left {
-		return nil, fmt.Errorf("linalg.solve: left=False is not modelled")
-	}
 	f, err := factor(a, "linalg.solve")
 	if err != nil {
 		return nil, err
 	}
 	vector := b.Dim() == 1 || b.Dim() == a.Dim()-1 && equal64(b.Shape, a.Shape[:a.Dim()-1])
 	if vector {
-		if b, err = reshape(b, append(append([]int64{}, b.Shape...), 1)); err != nil {
+		if b, err = reshape(b, append(clone64(b.Shape), 1)); err != nil {
 			return nil, err
 		}
 	}
-	shape, x, err := solveWith(f, b)
+	dev := a.Device()
+	lu, err := f.lu(a.DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	var piv []int64
+	for _, p := range f.piv {
+		piv = append(piv, p...)
+	}
+	res, err := solveFactored(lu, piv, b, left, false, "linalg.solve")
 	if err != nil {
 		return nil, err
 	}
 	if vector {
-		shape = shape[:len(shape)-1]
-	}
-	dev := a.Device()
-	res, err := colMajorOf(a.DType, shape, x, dev)
-	if err != nil {
-		return nil, err
-	}
-	lu, err := colMajorOf(a.DType, f.shape(f.n, f.n), f.lu, dev)
-	if err != nil {
-		return nil, err
+		if res, err = reshape(res, res.Shape[:res.Dim()-1]); err != nil {
+			return nil, err
+		}
 	}
 	return []any{res, lu, f.pivots(dev), int32Tensor(f.batch, f.info, dev)}, nil
 }
@@ -361,19 +443,57 @@ func kInvEx(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := f.n
-	eye := make([]float64, n*n)
-	for i := int64(0); i < n; i++ {
-		eye[i*n+i] = 1
-	}
-	var inv []float64
-	for b := int64(0); b < numel(f.batch); b++ {
-		inv = append(inv, luSolve(f.lu[b*n*n:(b+1)*n*n], f.piv[b], eye, n, n)...)
+	inv := make([]*cmat, len(f.mats))
+	for b, m := range f.mats {
+		inv[b] = luSolve(m, f.piv[b], eye(f.n), false)
 	}
 	dev := a.Device()
-	res, err := colMajorOf(a.DType, f.shape(n, n), inv, dev)
+	res, err := writeMats(a.DType, f.batch, inv, f.n, f.n, true, dev)
 	if err != nil {
 		return nil, err
 	}
 	return []any{res, int32Tensor(f.batch, f.info, dev)}, nil
+}
+
+// kSolveTriangular is A·X = B (X·A = B when !left, as Aᵀ·Xᵀ = Bᵀ) with
+// only A's upper or lower triangle read; the result is column-major.
+func kSolveTriangular(c *call) ([]any, error) {
+	a, b, err := c.tensor2("self", "B")
+	if err != nil {
+		return nil, err
+	}
+	upper, err := c.bool("upper")
+	if err != nil {
+		return nil, err
+	}
+	left, err := c.bool("left")
+	if err != nil {
+		return nil, err
+	}
+	unit, err := c.bool("unitriangular")
+	if err != nil {
+		return nil, err
+	}
+	ma, mb, err := broadcastMats(a, b, "linalg.solve_triangular")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*cmat, len(mb.mats))
+	for i := range mb.mats {
+		if left {
+			out[i] = trsm(ma.mats[i], mb.mats[i], !upper, unit)
+		} else {
+			out[i] = trsm(ma.mats[i].transpose(), mb.mats[i].transpose(), upper, unit).transpose()
+		}
+	}
+	return oneT(writeMats(b.DType, mb.batch, out, mb.m, mb.n, true, b.Device()))
+}
+
+// transposeLast is the view of t with its last two dims swapped.
+func transposeLast(t *Tensor) (*Tensor, error) {
+	r := t.Dim()
+	shape, strides := clone64(t.Shape), clone64(t.Strides)
+	shape[r-2], shape[r-1] = shape[r-1], shape[r-2]
+	strides[r-2], strides[r-1] = strides[r-1], strides[r-2]
+	return t.View(shape, strides, t.Offset)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/rt"
 )
 
@@ -165,6 +166,24 @@ func kDropout(c *call) ([]any, error) {
 	return []any{FromFloatsOn(x.DType, x.Shape, vals, x.Device()), FromInts(ir.Bool, x.Shape, mask)}, nil
 }
 
+// kDropoutBackward is native_dropout_backward: grad * mask * scale, as
+// Dropout.cpp computes it: the double scale enters the second product as
+// an opmath scalar (float for float grads), each product is rounded.
+func kDropoutBackward(c *call) ([]any, error) {
+	in, err := operands(c, "grad_output", "mask")
+	if err != nil {
+		return nil, err
+	}
+	scale, err := c.float("scale")
+	if err != nil {
+		return nil, err
+	}
+	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "native_dropout_backward"}, ewKernel{f: fl2r(func(r rounder) func(g, m float64) float64 {
+		sc := r(scale)
+		return func(g, m float64) float64 { return r(r(g*m) * sc) }
+	})}, in))
+}
+
 // DropoutScale is native_dropout's scale 1/(1-p), 0 when p = 1 (ATen
 // avoids the division by zero).
 func DropoutScale(p float64) float64 {
@@ -180,4 +199,5 @@ func init() {
 	register(kInductorRandom, "prims::inductor_random")
 	register(kBernoulli, "bernoulli")
 	register(kDropout, "native_dropout")
+	register(kDropoutBackward, "native_dropout_backward")
 }

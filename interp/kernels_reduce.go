@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/rt"
@@ -481,14 +482,29 @@ func kVectorNorm(c *call) ([]any, error) {
 	if !hasDT {
 		dt = t.DType
 	}
-	if !dt.IsFloat() {
+	return oneT(vectorNorm(t, ord, dims, keepdim, dt))
+}
+
+// vectorNorm is linalg.vector_norm of t in dtype dt (its real dtype for
+// complex ones).
+func vectorNorm(t *Tensor, ord float64, dims []int64, keepdim bool, dt ir.DType) (*Tensor, error) {
+	if !dt.IsFloat() && !dt.IsComplex() {
 		return nil, fmt.Errorf("linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", scalarTypeName(dt))
+	}
+	var err error
+	if t.DType.IsComplex() || dt.IsComplex() {
+		// The norm of complex elements is the norm of their moduli; the
+		// result has the real dtype (toRealValueType).
+		if t, err = modulus(t); err != nil {
+			return nil, err
+		}
+		dt = realOf(dt)
 	}
 	r, err := plan(t, dims, keepdim)
 	if err != nil {
 		return nil, err
 	}
-	return oneT(r.reduceTo(dt, true, func(xs []float64) float64 {
+	return r.reduceTo(dt, true, func(xs []float64) float64 {
 		switch {
 		case math.IsInf(ord, 1), math.IsInf(ord, -1):
 			best := math.Abs(xs[0])
@@ -512,7 +528,7 @@ func kVectorNorm(c *call) ([]any, error) {
 			s += math.Pow(math.Abs(x), ord)
 		}
 		return math.Pow(s, 1/ord)
-	}, nil))
+	}, nil)
 }
 
 // cumulative is cumsum/cumprod along dim (ints accumulate in int64).
@@ -593,4 +609,14 @@ func init() {
 	register(kVectorNorm, "linalg_vector_norm")
 	register(cumulative(false), "cumsum")
 	register(cumulative(true), "cumprod")
+}
+
+// modulus is |t| elementwise as an f64 tensor (complex moduli unrounded).
+func modulus(t *Tensor) (*Tensor, error) {
+	vals := readComplex(t)
+	out := make([]float64, len(vals))
+	for i, v := range vals {
+		out[i] = cmplx.Abs(v)
+	}
+	return FromFloatsOn(ir.F64, t.Shape, out, t.Device()), nil
 }

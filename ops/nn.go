@@ -181,6 +181,16 @@ func metaDropout(env *Env, c *Call) ([]ir.Type, error) {
 		ir.TensorOf(env.Fresh(ir.Bool, copyExprs(in.Shape), copyExprs(strides), in.Device))}, nil
 }
 
+// metaDropoutBackward is native_dropout_backward: grad * mask * scale in
+// the memory format grad suggests (the decomposition's final clone).
+func metaDropoutBackward(env *Env, c *Call) ([]ir.Type, error) {
+	g, err := c.Tensor("grad_output")
+	if err != nil {
+		return nil, err
+	}
+	return one(env.layoutLike(g.DType, copyExprs(g.Shape), g)), nil
+}
+
 // metaPad is constant_pad_nd / pad: each pair (left, right) grows a
 // trailing dim.
 func metaPad(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {

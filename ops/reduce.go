@@ -116,7 +116,7 @@ func reduction(outs ...reduceOut) MetaFunc {
 			dt := k.dtype(self.DType)
 			if d, ok, _ := c.DType("dtype"); ok && i == 0 {
 				dt = d
-				if k == outRealFloat { // linalg_vector_norm(dtype=complex64) is float32
+				if k == outRealFloat { // linalg_vector_norm(dtype=c64) is f32
 					dt = realPart(d)
 				}
 			}

@@ -116,3 +116,14 @@ func isPosNegInf(e *emitter, c *ops.Call) []*ir.Value {
 	}
 	return []*ir.Value{e.both("bitwise_and", e.unary("isinf", x), e.cmp(side, x, i64(0)))}
 }
+
+// dropoutBackward: grad * (mask.type_as(grad) * scale).
+func dropoutBackward(e *emitter, c *ops.Call) []*ir.Value {
+	g := e.tensorArg(c, "grad_output")
+	t := tensor(g)
+	if t == nil {
+		return nil
+	}
+	m := e.cast(e.tensorArg(c, "mask"), t.DType)
+	return []*ir.Value{e.mul(g, val(e.mul(m, c.Arg("scale"))))}
+}

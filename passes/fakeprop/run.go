@@ -20,6 +20,7 @@ const (
 	WhyUntypedArg = "an argument has no type"
 	WhyRuleFailed = "the rule could not decide"
 	WhyError      = "the op failed"
+	WhyAttribute  = "a module attribute the graph does not annotate"
 )
 
 // run is one propagation over one graph.
@@ -70,6 +71,9 @@ func (r *run) node(n *ir.Node) error {
 		}
 	case ir.FormFunction:
 		types, err = r.pythonNode(n)
+	case ir.FormGetAttr:
+		r.fromAnnotations(n, WhyAttribute)
+		return nil
 	default:
 		r.fromAnnotations(n, WhyNoRule)
 		return nil
@@ -117,12 +121,14 @@ func (r *run) fail(n *ir.Node, err error) error {
 func (r *run) fromAnnotations(n *ir.Node, why string) {
 	for _, v := range n.Results {
 		if v.Annot.IsKnown() {
-			if why == WhyNoRule {
+			switch why {
+			case WhyAttribute: // like an input: the annotation is the only record of it
+			case WhyNoRule:
 				// evidence in the input: PyTorch knew the type when it printed
 				// the graph (a fake impl kiln has not been told about)
 				r.ctx.Warn(n, RemarkFromAnnotation, "declare the op in a custom-op file (ops/CUSTOM_OPS.md) to have kiln check it",
 					"%s typed from its annotation %s (%s)", v.Name, v.Annot, why)
-			} else {
+			default:
 				r.ctx.Remark(n, RemarkFromAnnotation, "%s typed from its annotation %s (%s)", v.Name, v.Annot, why)
 			}
 			v.Type = v.Annot

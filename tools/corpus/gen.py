@@ -158,6 +158,39 @@ def main():
     if want(106): write(106, "export_cnn_eval", "torch.export.export of the CNN in eval mode (batch norm with running stats)",
           [("graph", readable(ep.graph_module))])
 
+    for num, name, what, model, inputs in hf_models():
+        if want(num):
+            write(num, f"compile_hf_{name}_train", f"Hugging Face {what} (transformers, random weights, config below) in train mode (dropout on), loss = last_hidden_state.sum(), one train step",
+                  capture(lambda *xs: model(**dict(zip(inputs, xs))).last_hidden_state.sum(), *inputs.values()))
+
+
+def hf_models():
+    """Small Hugging Face models (their real modeling code); none when
+    transformers is not installed."""
+    try:
+        import transformers as tf
+    except ImportError:
+        print("transformers is not installed: corpus 107-111 are not regenerated", file=sys.stderr)
+        return []
+    tf.logging.set_verbosity_error()
+    torch.manual_seed(0)
+    ids = lambda: {"input_ids": torch.randint(0, 100, (2, 7))}  # noqa: E731
+    return [
+        (107, "gpt2", "GPT2Model(n_embd=32, n_layer=2, n_head=4)", tf.GPT2Model(tf.GPT2Config(
+            n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=64, bos_token_id=0, eos_token_id=0)), ids()),
+        (108, "bert", "BertModel(hidden_size=32, 2 layers, 4 heads) with an attention mask", tf.BertModel(tf.BertConfig(
+            hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, vocab_size=100)),
+         {"input_ids": torch.randint(0, 100, (2, 7)), "attention_mask": torch.ones(2, 7, dtype=torch.long)}),
+        (109, "llama", "LlamaModel(hidden_size=32, 2 layers, 4 heads, 2 KV heads)", tf.LlamaModel(tf.LlamaConfig(
+            hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=64,
+            vocab_size=100)), ids()),
+        (110, "t5_encoder", "T5EncoderModel(d_model=32, 2 layers, 4 heads)", tf.T5EncoderModel(tf.T5Config(
+            d_model=32, num_layers=2, num_heads=4, d_ff=64, vocab_size=100, d_kv=8)), ids()),
+        (111, "vit", "ViTModel(hidden_size=32, 2 layers, image 16, patch 4)", tf.ViTModel(tf.ViTConfig(
+            hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, image_size=16,
+            patch_size=4)), {"pixel_values": torch.randn(2, 3, 16, 16)}),
+    ]
+
 
 if __name__ == "__main__":
     main()

@@ -18,6 +18,8 @@ import torch
 import torch._inductor.inductor_prims  # noqa: F401 - registers prims.inductor_*
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from linalg_cases import linalg_cases
+
 aten = torch.ops.aten
 DT = {torch.float8_e4m3fn: "f8e4m3fn", torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
       torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "b8",
@@ -326,6 +328,7 @@ def cases():
     lm_x = gen(45, 1, 2, 5, 5)
     _, offs = prims._low_memory_max_pool_with_offsets(lm_x, [3, 3], [2, 2], [1, 1], [1, 1], False)
     out.append(case("low_memory_max_pool_offsets_to_indices", lambda o: prims._low_memory_max_pool_offsets_to_indices(o, [3, 3], [5, 5], [2, 2], [1, 1], [1, 1]), offs))
+    out += linalg_cases(gen, case, single)
     return out
 
 
