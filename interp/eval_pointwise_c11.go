@@ -307,36 +307,7 @@ func kLogitBackward(c *call) ([]any, error) {
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "logit_backward"}, ewKernel{f: fl2(f)}, in))
 }
 
-// kFloatPower is pow with both operands cast to double (complex128 when
-// either is complex), the result of that dtype.
-func kFloatPower(c *call) ([]any, error) {
-	in, err := operands(c, "self", "exponent")
-	if err != nil {
-		return nil, err
-	}
-	dt := ir.F64
-	for _, o := range in {
-		if o.dt.IsComplex() {
-			dt = ir.C128
-		}
-	}
-	k := ewKernel{f: fl2(math.Pow), c: func(x []complex128) complex128 { return cpow(x[0], x[1]) }}
-	return oneT(elementwiseAs("float_power", dt, dt, k, in))
-}
-
-// kSelu is elu with SELU's α and scale.
-func kSelu(c *call) ([]any, error) {
-	return kElu(c.with(map[string]any{"alpha": 1.6732632423543772848170429916717, "scale": 1.0507009873554804934193349852946, "input_scale": 1.0}))
-}
-
 func init() {
-	register(kFloatPower, "float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar")
-	register(kSelu, "selu")
-	register(binKernel("bitwise_and", ops.PromoteDefault, intOnly(func(a, b int64) int64 { return a & b })), "bitwise_and.Scalar_Tensor")
-	register(binKernel("bitwise_or", ops.PromoteDefault, intOnly(func(a, b int64) int64 { return a | b })), "bitwise_or.Scalar_Tensor")
-	register(binKernel("bitwise_xor", ops.PromoteDefault, intOnly(func(a, b int64) int64 { return a ^ b })), "bitwise_xor.Scalar_Tensor")
-	register(binKernel("lshift", ops.PromoteDefault, shiftKernel(true)), "bitwise_left_shift.Scalar_Tensor")
-	register(binKernel("rshift", ops.PromoteDefault, shiftKernel(false)), "bitwise_right_shift.Scalar_Tensor")
 	register(kAngle, "angle")
 	register(kLogitBackward, "logit_backward")
 	register(kHardshrink, "hardshrink")

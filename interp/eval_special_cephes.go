@@ -445,9 +445,8 @@ func init() {
 		}
 		return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "special_xlog1py"}, ewKernel{f: fl2(xlog1py)}, in))
 	}, "special_xlog1py.self_scalar", "special_xlog1py.other_scalar")
-	// Aliases (torch.special's, clip, pointwise prims) run their base op's
-	// kernel.
-	for alias, base := range ops.Aliases() {
+	// torch.special's aliases run their base op's kernel.
+	for alias, base := range ops.SpecialAliases() {
 		base := base
 		register(func(c *call) ([]any, error) {
 			op := ops.Lookup(base)

@@ -41,23 +41,6 @@ func pointwiseTableC11() []Entry {
 		e("special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", PromoteIntToFloat, "self", "other"),
 		e("special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor", PromoteIntToFloat, "self", "other"),
 		e("special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("relu6(Tensor self) -> Tensor", PromoteDefault, "self"),
-		e("selu(Tensor self) -> Tensor", PromoteDefault, "self"),
-		e("square(Tensor self) -> Tensor", PromoteBoolToLong, "self"),
-		{Schema: "positive(Tensor(a) self) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaAlias)},
-		e("copysign.Scalar(Tensor self, Scalar other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", PromoteDefault, "self", "other"),
-		e("bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", PromoteDefault, "self", "other"),
-		e("bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", PromoteDefault, "self", "other"),
-		e("bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", PromoteDefault, "self", "other"),
-		e("bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", PromoteDefault, "self", "other"),
-		e("bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", PromoteDefault, "self", "other"),
-		e("bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", PromoteDefault, "self", "other"),
-		{Schema: "float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", Kind: KindPointwise, Meta: metaFloatPower},
-		{Schema: "float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", Kind: KindPointwise, Meta: metaFloatPower},
-		{Schema: "float_power.Scalar(Scalar self, Tensor exponent) -> Tensor", Kind: KindPointwise, Meta: metaFloatPower},
 		e("logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor", PromoteDefault, "grad_output", "self"),
 		{Schema: "angle(Tensor self) -> Tensor", Kind: KindPointwise, Meta: metaAngle},
 		{Schema: "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: metaDist},
@@ -182,22 +165,4 @@ func metaRealImag(imag bool) selfRuleFunc {
 		t.DType = part
 		return t, nil
 	}
-}
-
-// metaFloatPower is pow in double: the broadcast of self and exponent,
-// float64 (complex128 when either is complex).
-func metaFloatPower(env *Env, c *Call) ([]ir.Type, error) {
-	res, err := pw(PromoteDefault, "self", "exponent")(env, c)
-	if err != nil {
-		return nil, err
-	}
-	t := res[0].Tensor
-	t.DType = ir.F64
-	for _, name := range []string{"self", "exponent"} {
-		a := c.Arg(name)
-		if a.Kind == ir.ArgComplex || a.Kind == ir.ArgValue && a.Value.Type.Kind == ir.KindTensor && a.Value.Type.Tensor.DType.IsComplex() {
-			t.DType = ir.C128
-		}
-	}
-	return res, nil
 }

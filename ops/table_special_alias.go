@@ -6,13 +6,12 @@ import (
 	"github.com/kiln-compiler/kiln/ir"
 )
 
-// Aliases of ATen ops: torch.special's (CompositeImplicit calls of the base
-// op, so AOT graphs show the base, but Dynamo-level graphs and op traces
-// name the alias), clip (clamp), and the pointwise prims that are their ATen
-// op without type promotion (prims require one dtype, for which the two
-// agree). Each gets the base's meta rule here and its eval kernel in interp
-// (Aliases), declared once as data. Schemas are PyTorch 2.15's.
-var aliasOps = []struct {
+// torch.special's aliases of ATen ops. PyTorch implements them as
+// CompositeImplicit calls of the base op, so AOT graphs show the base, but
+// Dynamo-level graphs and op traces name the alias: each gets the base's
+// meta rule here and its eval kernel in interp (SpecialAliases), declared
+// once as data. Schemas are PyTorch 2.15's.
+var specialAliases = []struct {
 	schema, base string
 	kind         Kind
 }{
@@ -38,33 +37,11 @@ var aliasOps = []struct {
 	{"special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", "aten::logsumexp", KindReduction},
 	{"special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", "aten::softmax.int", KindNN},
 	{"special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", "aten::log_softmax.int", KindNN},
-	{"clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", "aten::clamp", KindPointwise},
-	{"clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", "aten::clamp.Tensor", KindPointwise},
-}
-
-// primAliases are the pointwise prims kiln runs as their ATen op
-// (prims::signbit is not one: its fake result is float, ATen's bool).
-var primAliases = []string{"abs", "bitwise_not", "conj_physical", "digamma", "exp2", "fmax", "fmin", "hypot", "igamma",
-	"igammac", "log2", "maximum", "minimum", "nextafter", "reciprocal", "rsqrt", "sign", "trunc"}
-
-func init() {
-	binary := map[string]bool{"fmax": true, "fmin": true, "hypot": true, "igamma": true, "igammac": true,
-		"maximum": true, "minimum": true, "nextafter": true}
-	for _, name := range primAliases {
-		schema := "prims::" + name + "(Tensor self) -> Tensor"
-		if binary[name] {
-			schema = "prims::" + name + "(Tensor self, Tensor other) -> Tensor"
-		}
-		aliasOps = append(aliasOps, struct {
-			schema, base string
-			kind         Kind
-		}{schema, "aten::" + name, KindPointwise})
-	}
 }
 
 func specialAliasTable() []Entry {
 	var out []Entry
-	for _, a := range aliasOps {
+	for _, a := range specialAliases {
 		out = append(out, Entry{Schema: a.schema, Kind: a.kind, Meta: aliasMeta(a.base)})
 	}
 	return out
@@ -82,11 +59,11 @@ func aliasMeta(base string) MetaFunc {
 	}
 }
 
-// Aliases maps each alias ("aten::special_expit.default") to its base op
-// ("aten::sigmoid"), for the interpreter.
-func Aliases() map[string]string {
+// SpecialAliases maps each alias ("aten::special_expit.default") to its
+// base op ("aten::sigmoid"), for the interpreter.
+func SpecialAliases() map[string]string {
 	out := map[string]string{}
-	for _, a := range aliasOps {
+	for _, a := range specialAliases {
 		s, err := ParseSchema(a.schema, "aten")
 		if err != nil {
 			panic(err) // the table is kiln's own

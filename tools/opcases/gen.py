@@ -266,29 +266,6 @@ def cases():
     out.append(single("special_hermite_polynomial_h_x_scalar", aten.special_hermite_polynomial_h.x_scalar, (0.5, torch.tensor([0.0, 2.0, 5.0]))))
     out.append(single("special_zeta_other_scalar", aten.special_zeta.other_scalar, (sx + 1, 2.0)))
     out.append(single("special_xlog1py_self_scalar", aten.special_xlog1py.self_scalar, (2.0, sx)))
-    # Pointwise overloads and aliases that graphs name directly.
-    ix = torch.tensor([3, -2, 7, 0])
-    out.append(single("selu", aten.selu.default, (x34,)))
-    out.append(single("relu6", aten.relu6.default, (x34 * 5,)))
-    out.append(single("square_int", aten.square.default, (ix,)))
-    out.append(single("positive", aten.positive.default, (x34,)))
-    out.append(single("float_power_tt", aten.float_power.Tensor_Tensor, (sx[:4], ix)))
-    out.append(single("float_power_ts", aten.float_power.Tensor_Scalar, (ix, 2.5)))
-    out.append(single("float_power_s", aten.float_power.Scalar, (2, sx)))
-    out.append(single("copysign_scalar", aten.copysign.Scalar, (ix, -1.0)))
-    out.append(single("xlogy_scalar_self", aten.xlogy.Scalar_Self, (2.0, sx)))
-    out.append(single("xlogy_scalar_other", aten.xlogy.Scalar_Other, (sx, 3)))
-    out.append(single("bitwise_and_scalar_tensor", aten.bitwise_and.Scalar_Tensor, (6, ix)))
-    out.append(single("bitwise_xor_scalar_tensor", aten.bitwise_xor.Scalar_Tensor, (5, ix)))
-    out.append(single("bitwise_left_shift_scalar_tensor", aten.bitwise_left_shift.Scalar_Tensor, (3, torch.tensor([0, 1, 4]))))
-    out.append(single("bitwise_right_shift_tensor_scalar", aten.bitwise_right_shift.Tensor_Scalar, (ix, 1)))
-    out.append(single("clip", aten.clip.default, (x34, -0.5, 0.5)))
-    out.append(single("clip_tensor", aten.clip.Tensor, (x34, gen(88, 4) - 1, None)))
-    prims = torch.ops.prims
-    for name in ["abs", "digamma", "exp2", "log2", "reciprocal", "rsqrt", "sign", "trunc"]:
-        out.append(single("prims_" + name, getattr(prims, name).default, (sx - 0.5,)))
-    for name in ["fmax", "fmin", "hypot", "maximum", "minimum", "nextafter", "igamma", "igammac"]:
-        out.append(single("prims_" + name, getattr(prims, name).default, (sx, sx.flip(0))))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
