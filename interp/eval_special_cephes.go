@@ -395,11 +395,7 @@ var cephesUnary = []struct {
 	{"special_airy_ai", airyAi[float32], airyAi[float64]},
 	{"special_erfcx", func(x float32) float32 { return float32(erfcx(float64(x))) }, erfcx},
 	{"special_log_ndtr", logNdtr[float32], logNdtr[float64]},
-	{"special_ndtr", func(x float32) float32 { return float32(ndtr(float64(x))) }, ndtr},
 }
-
-// ndtr is the standard normal CDF, 0.5·erfc(-x/√2).
-func ndtr(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 // logNdtr is calc_log_ndtr: log(erfcx(-t)/2) - t² below -1 (t = x/√2),
 // log1p(-erfc(t)/2) above, in T (the float kernel's t² and logarithm
@@ -437,14 +433,7 @@ func init() {
 			return nil, err
 		}
 		return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "special_zeta"}, zeta, in))
-	}, "special_zeta", "special_zeta.self_scalar", "special_zeta.other_scalar")
-	register(func(c *call) ([]any, error) {
-		in, err := operands(c, "self", "other")
-		if err != nil {
-			return nil, err
-		}
-		return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "special_xlog1py"}, ewKernel{f: fl2(xlog1py)}, in))
-	}, "special_xlog1py.self_scalar", "special_xlog1py.other_scalar")
+	}, "special_zeta")
 	// torch.special's aliases run their base op's kernel.
 	for alias, base := range ops.SpecialAliases() {
 		base := base

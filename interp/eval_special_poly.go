@@ -340,6 +340,6 @@ func polyKernel(name string) kernel {
 
 func init() {
 	for name := range polyFamily {
-		register(polyKernel(name), name, name+".x_scalar", name+".n_scalar")
+		register(polyKernel(name), name)
 	}
 }

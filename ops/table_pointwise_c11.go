@@ -14,16 +14,7 @@ func pointwiseTableC11() []Entry {
 	e := func(schema string, kind PromotionKind, operands ...string) Entry {
 		return Entry{Schema: schema, Kind: KindPointwise, Meta: pw(kind, operands...)}
 	}
-	var polys []Entry
-	for _, name := range []string{"chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-		"chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
-		"shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
-		"hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"} {
-		polys = append(polys,
-			e("special_"+name+".x_scalar(Scalar x, Tensor n) -> Tensor", PromoteIntToFloat, "x", "n"),
-			e("special_"+name+".n_scalar(Tensor x, Scalar n) -> Tensor", PromoteIntToFloat, "x", "n"))
-	}
-	return append(polys, []Entry{
+	return []Entry{
 		e("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PromoteDefault, "self"),
 		e("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", PromoteDefault, "grad_output", "self"),
 		e("celu(Tensor self, Scalar alpha=1.) -> Tensor", PromoteDefault, "self"),
@@ -36,11 +27,6 @@ func pointwiseTableC11() []Entry {
 		// Both gradients come out of one TensorIterator over (self, weight,
 		// grad_output).
 		{Schema: "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)", Kind: KindPointwise, Meta: metaPreluBackward},
-		e("special_ndtr(Tensor self) -> Tensor", PromoteIntToFloat, "self"),
-		e("special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor", PromoteIntToFloat, "self", "other"),
-		e("special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor", PromoteIntToFloat, "self", "other"),
 		e("logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor", PromoteDefault, "grad_output", "self"),
 		{Schema: "angle(Tensor self) -> Tensor", Kind: KindPointwise, Meta: metaAngle},
 		{Schema: "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: metaDist},
@@ -54,7 +40,7 @@ func pointwiseTableC11() []Entry {
 		{Schema: "imag(Tensor(a) self) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaRealImag(true))},
 		{Schema: "complex(Tensor real, Tensor imag) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("real", "imag")},
 		{Schema: "polar(Tensor abs, Tensor angle) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("abs", "angle")},
-	}...)
+	}
 }
 
 // metaFrexp is (mantissa like self, exponent int32 like self); floating
