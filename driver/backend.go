@@ -60,7 +60,7 @@ type Program struct {
 	PreFusion string // the loop-IR dump before fusion (ir_pre_fusion)
 	Loop      *lowering.Program
 	Stats     lowering.FuseStats
-	Go        []byte // generated Go source, when BackendOptions.Go
+	Go        string // generated Go source, when BackendOptions.Go
 	CUDA      string // generated CUDA C, when BackendOptions.CUDA
 	Elapsed   time.Duration
 	// Passes are the back-end stages as the manager measured them, with
@@ -82,7 +82,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		return nil, err
 	}
 	m := run.manager
-	m.KeepText, m.AfterPass = true, nil
+	m.KeepText, m.AfterPass, m.TrustUnchanged = true, nil, true
 	if prog := run.Progress; prog != nil {
 		m.AfterPass = func(s passes.Step, _, after *ir.Graph, _ *passes.PassResult) error {
 			prog.Stage(s.Info.Name+" done", len(after.Nodes), "nodes")
@@ -97,6 +97,9 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		}
 		run.Progress.Stage("back end", len(g.Nodes), "nodes")
 		u := &passes.Unit{Name: fmt.Sprintf("graph%d", gi), Graph: g}
+		if gi < len(run.Stages) && len(run.Stages[gi].Columns) > 0 { // the graph as the last pass printed it
+			u.Printed = run.Stages[gi].Columns[len(run.Stages[gi].Columns)-1].Text
+		}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
 		res, err := m.RunUnit(pipe, ctx, u)
 		run.Diags.Items = append(run.Diags.Items, ctx.Diags.Items...)
@@ -115,6 +118,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 				p.Passes[i].Text = ""
 			}
 		}
+		p.dropReportOnly()
 		out = append(out, p)
 	}
 	for _, d := range ProvenanceRemarks(run, out) {
@@ -125,10 +129,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 
 func newProgram(g *ir.Graph, u *passes.Unit, prs []passes.PassResult) *Program {
 	lp := u.Prog.(*loopProg)
-	p := &Program{Graph: g, Loop: lp.Program, Stats: lp.stats, CUDA: u.Code["cuda"], Passes: prs}
-	if code, ok := u.Code["go"]; ok {
-		p.Go = []byte(code)
-	}
+	p := &Program{Graph: g, Loop: lp.Program, Stats: lp.stats, Go: u.Code["go"], CUDA: u.Code["cuda"], Passes: prs}
 	for _, pr := range prs {
 		p.Elapsed += pr.Duration
 		if pr.Pass == "lower" {
@@ -138,12 +139,42 @@ func newProgram(g *ir.Graph, u *passes.Unit, prs []passes.PassResult) *Program {
 	return p
 }
 
+// dropReportOnly lets go of the texts only the report reads (a stage's
+// program that no dump holds, fuse's on the default pipeline) where the
+// report would not show them, keeping their line counts (see
+// report.Recorder.DropUnshown).
+func (p *Program) dropReportOnly() {
+	post := p.postFusionIndex()
+	long := func(i int) bool {
+		return i >= len(p.Passes) || p.Passes[i].Lines > report.MaxColumnLines ||
+			strings.Count(p.Passes[i].Text, "\n") > report.MaxColumnLines
+	}
+	for i := range p.Passes {
+		pr := &p.Passes[i]
+		info, _ := passes.Lookup(pr.Pass)
+		if pr.Text == "" || pr.Text == p.PreFusion || i == post || info.Emits || !long(i) {
+			continue
+		}
+		if next, _ := passes.Lookup(p.nextPass(i)); !long(i+1) && !next.Emits {
+			continue // the next column compares its lines with this one
+		}
+		pr.Lines, pr.Text = strings.Count(pr.Text, "\n"), ""
+	}
+}
+
+func (p *Program) nextPass(i int) string {
+	if i+1 < len(p.Passes) {
+		return p.Passes[i+1].Pass
+	}
+	return ""
+}
+
 // AddColumns adds the back-end stages to a graph's report: the loop IR
 // after each stage, and the code each code generator emitted.
 func (p *Program) AddColumns(rec *report.Recorder) {
 	for _, pr := range p.Passes {
 		info, _ := passes.Lookup(pr.Pass)
-		rec.Columns = append(rec.Columns, report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text})
+		rec.Columns = append(rec.Columns, report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text, Lines: pr.Lines})
 	}
 }
 
@@ -175,7 +206,7 @@ func (p *Program) AddToReport(rec *report.Recorder) {
 // ReportKernels describes p's fused kernels for the HTML report: the nodes
 // each computes, its loop IR and its generated Go function.
 func (p *Program) ReportKernels() []report.Kernel {
-	funcs := goFuncs(string(p.Go))
+	funcs := goFuncs(p.Go)
 	out := make([]report.Kernel, len(p.Loop.Kernels))
 	for i, k := range p.Loop.Kernels {
 		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins, LoopIR: k.String(), Code: funcs[k.Name]}

@@ -103,13 +103,67 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 		rec := run.Stages[0]
 		rec.AddForm("lower", pre)
 		rec.Add("plan", loop.String())
-		rec.Kernels = (&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: goSrc}).ReportKernels()
+		rec.Kernels = (&driver.Program{Graph: g, PreFusion: pre, Loop: loop, Go: string(goSrc)}).ReportKernels()
 		var page strings.Builder
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			b.Fatal(err)
 		}
 	})
 	return len(g.Nodes)
+}
+
+// BenchmarkCompileDumps is `kiln compile` (all dumps) as the CLI runs it:
+// driver.Compile recording every pass, driver.Backend (lower, verify, fuse,
+// plan, go, cuda through the pass manager), driver.WriteOutputs into a
+// temporary folder; per phase ns/node and B/node, and each back-end
+// stage's ns/node as the manager timed it.
+func BenchmarkCompileDumps(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if *benchNodes > 0 {
+		sizes = []int{*benchNodes}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n}))
+			st := stageTimer{}
+			manager := map[string]time.Duration{}
+			var nodes int
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				var run *driver.Run
+				st.time("parse+passes", func() {
+					var err error
+					run, err = driver.Compile(driver.Input{Name: "gen.fx", Src: src},
+						driver.Options{Pipeline: driver.CompilePipeline, Record: true})
+					if err != nil || run.Diags.HasErrors() {
+						b.Fatalf("compile: %v %v", err, firstErrors(run))
+					}
+				})
+				nodes = len(run.Module.Graphs[0].Nodes)
+				var progs []*driver.Program
+				st.time("back-end", func() {
+					var err error
+					if progs, err = driver.Backend(run, driver.BackendOptions{Go: true, CUDA: true}); err != nil || len(progs) != 1 {
+						b.Fatalf("back end: %v", err)
+					}
+				})
+				for _, pr := range progs[0].Passes {
+					manager[pr.Pass] += pr.Duration
+				}
+				dir := b.TempDir()
+				st.time("dumps", func() {
+					if err := driver.WriteOutputs(dir, "", false, run, progs); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+			st.report(b, nodes)
+			for stage, d := range manager {
+				b.ReportMetric(float64(d.Nanoseconds())/float64(b.N)/float64(nodes), stage+"-ns/node")
+			}
+		})
+	}
 }
 
 func firstErrors(run *driver.Run) string {

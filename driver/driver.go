@@ -153,10 +153,14 @@ func Compile(in Input, opts Options) (*Run, error) {
 		ctx := passes.NewContext(opts.Config)
 		ctx.Diags = &run.Diags
 		m := opts.Manager
+		u := &passes.Unit{Graph: g}
 		if opts.Record {
 			rec := &report.Recorder{}
 			rec.Start(g)
 			run.Stages = append(run.Stages, rec)
+			// The report's columns are the texts the manager prints anyway
+			// (to hash each pass's output): printed once, not twice.
+			u.Printed, m.KeepText = rec.Columns[0].Text, true
 			m.AfterPass = chainHooks(m.AfterPass, rec.Hook)
 		}
 		if err := ir.Verify(g, ir.StageParsed); err != nil {
@@ -172,7 +176,12 @@ func Compile(in Input, opts Options) (*Run, error) {
 				return nil
 			})
 		}
-		r, err := m.Run(pipe, ctx, g)
+		r, err := m.RunUnit(pipe, ctx, u)
+		if opts.Record && !opts.Manager.KeepText && r != nil {
+			for i := range r.Passes { // kept for the report, which holds them now
+				r.Passes[i].Text = ""
+			}
+		}
 		run.Results = append(run.Results, r)
 		var verr *ir.VerifyError
 		if errors.As(err, &verr) {

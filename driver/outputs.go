@@ -3,6 +3,7 @@ package driver
 // The files `kiln compile` writes: dumps of every stage, a Go module, CUDA C.
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/kiln-compiler/kiln/codegen/dot"
 	"github.com/kiln-compiler/kiln/codegen/golang"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/passes"
 )
 
 // WriteOutputs writes what `kiln compile` makes into dir: for target "go" a
@@ -94,28 +96,46 @@ func writeCUDA(dir string, progs []*Program, ptx bool) error {
 
 // writeCompileDumps writes the final graph, each pass's graph, the loop IR
 // before and after fusion, the generated code, DOT and SVG drawings with
-// fused kernels as clusters, the diagnostics and the HTML report.
+// fused kernels as clusters, the diagnostics and the HTML report. Each file
+// is written as soon as it is made, from the texts the pipeline already
+// printed where it has them: on a large graph every dump is tens of MB.
 func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	run.Progress.Stage("write dumps", countNodes(run), "nodes")
-	files := map[string]string{"graph.fx": run.Module.Print()}
-	var dotText strings.Builder
-	for _, g := range run.Module.Graphs {
-		dotText.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}))
+	if err := writeFile(dir, "graph.fx", func(w *bufio.Writer) {
+		for gi, g := range run.Module.Graphs {
+			if gi > 0 {
+				w.WriteByte('\n')
+			}
+			w.WriteString(finalText(run, gi, g, progs))
+		}
+	}); err != nil {
+		return err
 	}
-	files["graph.dot"] = dotText.String()
-	var diags strings.Builder
-	for _, d := range run.Diags.Items {
-		diags.WriteString(d.String() + "\n")
+	if err := writeFile(dir, "graph.dot", func(w *bufio.Writer) {
+		for _, g := range run.Module.Graphs {
+			w.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}))
+		}
+	}); err != nil {
+		return err
 	}
-	files["diagnostics.txt"] = diags.String()
+	if err := writeFile(dir, "diagnostics.txt", func(w *bufio.Writer) {
+		for _, d := range run.Diags.Items {
+			w.WriteString(d.String())
+			w.WriteByte('\n')
+		}
+	}); err != nil {
+		return err
+	}
 	for gi, rec := range run.Stages {
 		for ci := range rec.Columns {
 			c := &rec.Columns[ci]
 			c.File = fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)
-			files[c.File] = c.Text
+			if err := writeText(dir, c.File, c.Text); err != nil {
+				return err
+			}
 		}
 		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the back-end stages join the report
 			p.AddToReport(rec)
@@ -124,16 +144,15 @@ func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 		if err := rec.Write(&page, run.Diags.Items); err != nil {
 			return err
 		}
-		files[fmt.Sprintf("report%d.html", gi)] = page.String()
+		if err := writeText(dir, fmt.Sprintf("report%d.html", gi), page.String()); err != nil {
+			return err
+		}
 	}
 	for _, p := range progs {
-		files[p.Name()+".ir_pre_fusion.txt"] = p.PreFusion
-		files[p.Name()+".ir_post_fusion.txt"] = p.Loop.String()
-		files[p.Name()+".go"] = string(p.Go)
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return err
+		for name, text := range map[string]string{".ir_pre_fusion.txt": p.PreFusion, ".ir_post_fusion.txt": p.postFusion(), ".go": p.Go} {
+			if err := writeText(dir, p.Name()+name, text); err != nil {
+				return err
+			}
 		}
 	}
 	// Last, and bounded: a graph too large to lay out gets a kernel summary
@@ -151,6 +170,56 @@ func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 		run.Notes = append(run.Notes, note)
 	}
 	return os.WriteFile(filepath.Join(dir, "graph.svg"), svg, 0o644)
+}
+
+// finalText is graph gi printed: the text its last pass left in the report
+// when the graph went through the whole pipeline and the back end (which
+// reads the graph, never changes it), else printed now.
+func finalText(run *Run, gi int, g *ir.Graph, progs []*Program) string {
+	if gi < len(run.Stages) && programOf(progs, g) != nil {
+		if cols := run.Stages[gi].Columns; len(cols) > 0 && !cols[len(cols)-1].NewForm {
+			return cols[len(cols)-1].Text
+		}
+	}
+	return g.String()
+}
+
+// postFusion is the loop IR as the back end left it: the text the last
+// stage that printed the program printed, else printed now.
+func (p *Program) postFusion() string {
+	if i := p.postFusionIndex(); i >= 0 && p.Passes[i].Text != "" {
+		return p.Passes[i].Text
+	}
+	return p.Loop.String()
+}
+
+// postFusionIndex is the last stage that left the program (not code), or -1.
+func (p *Program) postFusionIndex() int {
+	for i := len(p.Passes) - 1; i >= 0; i-- {
+		if info, _ := passes.Lookup(p.Passes[i].Pass); !info.Emits {
+			return i
+		}
+	}
+	return -1
+}
+
+func writeText(dir, name, text string) error {
+	return writeFile(dir, name, func(w *bufio.Writer) { w.WriteString(text) })
+}
+
+// writeFile writes dir/name through a buffer filled by fill.
+func writeFile(dir, name string, fill func(w *bufio.Writer)) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	fill(w)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // programOf is g's back-end program, nil when g was not lowered.

@@ -66,7 +66,7 @@ func TestBackendStagesRunThroughManager(t *testing.T) {
 	assert.False(t, p.Passes[1].Changed, "verify changes nothing")
 	assert.True(t, p.Passes[2].Changed, "relu and mul fuse")
 	assert.Equal(t, 1, p.Stats.Fusions)
-	assert.Equal(t, string(p.Go), p.Passes[4].Text)
+	assert.Equal(t, p.Go, p.Passes[4].Text)
 	assert.Equal(t, p.CUDA, p.Passes[5].Text)
 	assert.Contains(t, dump.String(), "# -- IR after fuse (changed=true) --\n")
 	assert.Contains(t, dump.String(), "# -- IR after cuda (changed=false) --\n"+p.CUDA)

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"go/format"
+	"hash/fnv"
 	"strings"
 	"testing"
 
@@ -9,12 +10,14 @@ import (
 
 	"github.com/kiln-compiler/kiln/driver"
 	"github.com/kiln-compiler/kiln/internal/graphgen"
+	"github.com/kiln-compiler/kiln/passes"
 )
 
-// The Go back end formats each kernel on its own (in parallel); the file
-// they make together must still be exactly what gofmt prints.
+// The Go back end formats each kernel on its own (in parallel), once per
+// shape (kernels of different layers differ only in their numbers); the
+// file they make together must still be exactly what gofmt prints.
 func TestGeneratedGoStaysGofmtClean(t *testing.T) {
-	src := graphgen.Blocks(graphgen.Config{Nodes: 200})
+	src := graphgen.Blocks(graphgen.Config{Nodes: 1500}) // several layers: shapes repeat
 	run, err := driver.Compile(driver.Input{Name: "gen.fx", Src: []byte(src)}, driver.Options{Pipeline: driver.CompilePipeline})
 	require.NoError(t, err)
 	require.False(t, run.Diags.HasErrors())
@@ -22,9 +25,9 @@ func TestGeneratedGoStaysGofmtClean(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, progs, 1)
 	require.Greater(t, len(progs[0].Loop.Kernels), 20)
-	formatted, err := format.Source(progs[0].Go)
+	formatted, err := format.Source([]byte(progs[0].Go))
 	require.NoError(t, err)
-	require.Equal(t, string(formatted), string(progs[0].Go))
+	require.Equal(t, string(formatted), progs[0].Go)
 
 	// The report shows each kernel's own function, cut from the file.
 	for _, k := range progs[0].ReportKernels() {
@@ -33,4 +36,23 @@ func TestGeneratedGoStaysGofmtClean(t *testing.T) {
 		require.True(t, strings.HasSuffix(k.Code, "\n}\n"))
 		require.Equal(t, 1, strings.Count(k.Code, "\nfunc "))
 	}
+}
+
+// The manager hashes a graph by streaming its text (Graph.WriteTo) when no
+// one reads the text: the stream must be the text, byte for byte.
+func TestGraphWriteToIsString(t *testing.T) {
+	src := graphgen.Blocks(graphgen.Config{Nodes: 1500})
+	run, err := driver.Compile(driver.Input{Name: "gen.fx", Src: []byte(src)}, driver.Options{Pipeline: driver.CompilePipeline})
+	require.NoError(t, err)
+	g := run.Module.Graphs[0]
+	var b strings.Builder
+	n, err := g.WriteTo(&b)
+	require.NoError(t, err)
+	text := g.String()
+	require.Greater(t, len(text), 64<<10, "several flushes")
+	require.Equal(t, text, b.String())
+	require.Equal(t, int64(len(text)), n)
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	require.Equal(t, h.Sum64(), passes.Hash(g))
 }

@@ -41,7 +41,9 @@ func loadF(dt ir.DType, b []byte, off int64) float64 {
 // loadI reads element off as an int64 (floats truncate as C++ casts do).
 func loadI(dt ir.DType, b []byte, off int64) int64 {
 	switch dt {
-	case ir.Bool, ir.U8, ir.Bits1x8, ir.F4E2M1FNX2:
+	case ir.Bool: // any nonzero byte is true (uninitialized bool memory holds others)
+		return int64(boolByte(b[off] != 0))
+	case ir.U8, ir.Bits1x8, ir.F4E2M1FNX2:
 		return int64(b[off])
 	case ir.I8:
 		return int64(int8(b[off]))
@@ -280,7 +282,7 @@ func gatherI(dt ir.DType, b []byte, offs []int64, dst []int64) {
 		for i, o := range offs {
 			dst[i] = int64(le.Uint64(b[o*8:]))
 		}
-	case ir.Bool, ir.U8:
+	case ir.U8:
 		for i, o := range offs {
 			dst[i] = int64(b[o])
 		}

@@ -158,50 +158,6 @@ func kHardshrinkBackward(c *call) ([]any, error) {
 	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "hardshrink_backward"}, ewKernel{f: fl2(f)}, in))
 }
 
-// kPrelu is x for x > 0, w·x otherwise.
-func kPrelu(c *call) ([]any, error) {
-	in, err := operands(c, "self", "weight")
-	if err != nil {
-		return nil, err
-	}
-	f := func(x, w float64) float64 {
-		if x > 0 {
-			return x
-		}
-		return w * x
-	}
-	return oneT(elementwise(ewSpec{kind: ops.PromoteDefault, opName: "_prelu_kernel"}, ewKernel{f: fl2(f)}, in))
-}
-
-// kPreluBackward is (x > 0 ? g : w·g, x > 0 ? 0 : x·g), both over the
-// broadcast of self, weight and grad_output.
-func kPreluBackward(c *call) ([]any, error) {
-	in, err := operands(c, "self", "weight", "grad_output")
-	if err != nil {
-		return nil, err
-	}
-	spec := ewSpec{kind: ops.PromoteDefault, opName: "_prelu_kernel_backward"}
-	gi, err := elementwise(spec, ewKernel{f: fl3(func(x, w, g float64) float64 {
-		if x > 0 {
-			return g
-		}
-		return w * g
-	})}, in)
-	if err != nil {
-		return nil, err
-	}
-	gw, err := elementwise(spec, ewKernel{f: fl3(func(x, w, g float64) float64 {
-		if x > 0 {
-			return 0
-		}
-		return x * g
-	})}, in)
-	if err != nil {
-		return nil, err
-	}
-	return []any{gi, gw}, nil
-}
-
 // kDist is ‖self - other‖_p: the difference in the promoted dtype, then
 // linalg_vector_norm's p-norm over every element.
 func kDist(c *call) ([]any, error) {
@@ -224,11 +180,11 @@ func kDist(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oneT(pNorm(diff, p))
+	return oneT(tensorPNorm(diff, p))
 }
 
-// pNorm is the p-norm of all of t's elements, in float64, rounded once.
-func pNorm(t *Tensor, p float64) (*Tensor, error) {
+// tensorPNorm is the p-norm of all of t's elements, in float64, rounded once.
+func tensorPNorm(t *Tensor, p float64) (*Tensor, error) {
 	xs := t.Floats()
 	var v float64
 	switch {
@@ -312,8 +268,6 @@ func init() {
 	register(kLogitBackward, "logit_backward")
 	register(kHardshrink, "hardshrink")
 	register(kHardshrinkBackward, "hardshrink_backward")
-	register(kPrelu, "_prelu_kernel")
-	register(kPreluBackward, "_prelu_kernel_backward")
 	register(kDist, "dist")
 	register(kSoftshrink, "softshrink")
 	register(kSoftshrinkBackward, "softshrink_backward")

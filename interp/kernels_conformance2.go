@@ -123,12 +123,24 @@ func kCross(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	av, bv := ea.Floats(), eb.Floats()
+	if b.DType != a.DType {
+		return nil, fmt.Errorf("linalg.cross: inputs of different dtypes are not modelled")
+	}
 	inner := int64(1)
 	for _, s := range shape[d+1:] {
 		inner *= s
 	}
-	out := make([]float64, len(av))
+	if a.DType.IsComplex() {
+		av, bv := readComplex(ea), readComplex(eb)
+		return oneT(writeComplex(a.DType, shape, crossOf(av, bv, inner), false, a.Device()))
+	}
+	return one(FromFloatsOn(a.DType, shape, crossOf(ea.Floats(), eb.Floats(), inner), a.Device()))
+}
+
+// crossOf is the cross product of the 3-vectors of a and b whose
+// components lie inner elements apart.
+func crossOf[T float64 | complex128](av, bv []T, inner int64) []T {
+	out := make([]T, len(av))
 	for base := int64(0); base < int64(len(av)); base++ {
 		if (base/inner)%3 != 0 {
 			continue
@@ -138,11 +150,7 @@ func kCross(c *call) ([]any, error) {
 		out[i1] = av[i2]*bv[i0] - av[i0]*bv[i2]
 		out[i2] = av[i0]*bv[i1] - av[i1]*bv[i0]
 	}
-	dt := a.DType
-	if b.DType != dt {
-		return nil, fmt.Errorf("linalg.cross: inputs of different dtypes are not modelled")
-	}
-	return one(FromFloatsOn(dt, shape, out, a.Device()))
+	return out
 }
 
 func kTrace(c *call) ([]any, error) {
@@ -154,11 +162,21 @@ func kTrace(c *call) ([]any, error) {
 		return nil, fmt.Errorf("trace: expected a matrix, but got tensor with dim %d", self.Dim())
 	}
 	dt := self.DType
-	n := min(self.Shape[0], self.Shape[1])
-	if !dt.IsFloat() { // integers and bool sum in int64, as sum does
+	n, cols := min(self.Shape[0], self.Shape[1]), self.Shape[1]
+	switch {
+	case dt.IsComplex():
+		v, sum := readComplex(self), complex128(0)
+		for i := int64(0); i < n; i++ {
+			sum += v[i*cols+i]
+		}
+		return oneT(writeComplex(dt, nil, []complex128{sum}, false, self.Device()))
+	case !dt.IsFloat(): // integers accumulate in int64, as sum does
+		if dt == ir.Bool {
+			return nil, fmt.Errorf("\"trace\" not implemented for 'Bool'")
+		}
 		v, sum := self.Ints(), int64(0)
 		for i := int64(0); i < n; i++ {
-			sum += v[i*self.Shape[1]+i]
+			sum += v[i*cols+i]
 		}
 		out := FromInts(ir.I64, []int64{}, []int64{sum})
 		out.Storage.Device = self.Device()
@@ -167,7 +185,7 @@ func kTrace(c *call) ([]any, error) {
 	v := self.Floats()
 	sum := 0.0
 	for i := int64(0); i < n; i++ {
-		sum += v[i*self.Shape[1]+i]
+		sum += v[i*cols+i]
 	}
 	return one(FromFloatsOn(dt, nil, []float64{sum}, self.Device()))
 }

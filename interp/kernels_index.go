@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -340,8 +341,12 @@ func scatterArgs(c *call, other string) (*Tensor, int, *Tensor, error) {
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if index.DType != ir.I64 {
-		return nil, 0, nil, fmt.Errorf("%s(): Expected dtype int64 for index", c.op.Schema.Name)
+	if index.DType != ir.I64 && index.DType != ir.I32 { // PyTorch 2.15 takes int32 too
+		op := c.op.Schema.Name
+		if strings.HasPrefix(op, "scatter") {
+			op = "scatter" // every scatter variant checks as scatter()
+		}
+		return nil, 0, nil, fmt.Errorf("%s(): Expected dtype int32/int64 for index", op)
 	}
 	if index.Dim() != self.Dim() && !(index.Dim() <= 1 && self.Dim() <= 1) {
 		return nil, 0, nil, fmt.Errorf("Index tensor must have the same number of dimensions as %s tensor", other)

@@ -14,7 +14,7 @@ import (
 // a slice holding NaN is NaN), nanmedian skips NaNs.
 
 func init() {
-	register(kOrderStat, "kthvalue", "median.dim", "nanmedian.dim")
+	register(kOrderStat, "kthvalue", "median.dim", "nanmedian.dim", "mode")
 }
 
 func kOrderStat(c *call) ([]any, error) {
@@ -116,6 +116,8 @@ func pick(c *call, row []float64) (float64, int64, error) {
 			return 0, 0, fmt.Errorf("kthvalue(): selected number k out of range for dimension %d", len(row))
 		}
 		k = int(kk - 1)
+	case "mode":
+		k = modeAt(row, idx)
 	case "median":
 		if nan >= 0 {
 			return math.NaN(), int64(nan), nil
@@ -129,6 +131,26 @@ func pick(c *call, row []float64) (float64, int64, error) {
 	}
 	return row[idx[k]], int64(idx[k]), nil
 }
+
+// modeAt is the position in idx (sorted, stable) of the most frequent
+// value: the smallest such value on a tie, at its last occurrence, as
+// ATen's CPU mode kernel reports it.
+func modeAt(row []float64, idx []int) int {
+	best, bestN := 0, 0
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && sameValue(row[idx[j+1]], row[idx[i]]) {
+			j++
+		}
+		if j-i+1 > bestN {
+			best, bestN = j, j-i+1
+		}
+		i = j + 1
+	}
+	return best
+}
+
+func sameValue(a, b float64) bool { return a == b || (a != a && b != b) }
 
 func init() { register(kIndexReduce, "index_reduce") }
 

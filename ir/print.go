@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"io"
 	"strconv"
 	"strings"
 )
@@ -17,6 +18,24 @@ func (m *Module) Print() string {
 	return b.String()
 }
 
+// WriteTo writes Print's text to w a few nodes at a time.
+func (m *Module) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for i, g := range m.Graphs {
+		if i > 0 {
+			k, err := io.WriteString(w, "\n")
+			if n += int64(k); err != nil {
+				return n, err
+			}
+		}
+		k, err := g.WriteTo(w)
+		if n += k; err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // String renders g as FX readable text with full annotations where types are
 // known, `;  x = None` releases after last uses, stack comments, and derived
 // facts as trailing `# key=value` comments. The output is deterministic and
@@ -27,7 +46,30 @@ func (g *Graph) String() string {
 	return b.String()
 }
 
-func (g *Graph) write(b *strings.Builder) {
+// WriteTo writes g's text (String) to w a few nodes at a time, so that a
+// large graph is never one string: the pass manager hashes it so.
+func (g *Graph) WriteTo(w io.Writer) (int64, error) {
+	var b strings.Builder
+	var n int64
+	var err error
+	flush := func(b *strings.Builder) {
+		if err == nil {
+			var k int
+			k, err = io.WriteString(w, b.String())
+			n += int64(k)
+		}
+		b.Reset()
+	}
+	g.writeFlushing(&b, flush)
+	flush(&b)
+	return n, err
+}
+
+func (g *Graph) write(b *strings.Builder) { g.writeFlushing(b, nil) }
+
+// writeFlushing prints g into b, handing b to flush (when set) whenever it
+// holds 32 KiB or more.
+func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) {
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"
@@ -60,6 +102,9 @@ func (g *Graph) write(b *strings.Builder) {
 			stack = n.Stack
 		}
 		g.writeNode(b, n, releases)
+		if flush != nil && b.Len() >= 32<<10 {
+			flush(b)
+		}
 	}
 	b.WriteString("        " + g.returnString() + "\n")
 }
@@ -131,67 +176,117 @@ func writeRelease(b *strings.Builder, names []string) {
 // lastUses computes FX's `;  a = b = None` release lists: after the statement
 // that uses a value for the last time, in order of first appearance in its
 // arguments; a value nobody uses is released right where it is defined.
+// It walks the statements backwards once; only statements that release
+// something get an entry (every print of a large graph runs it).
 func (g *Graph) lastUses() map[stmtKey][]string {
-	type stmt struct {
-		key    stmtKey
-		inputs []*Value
-		defs   []string // names defined here that nobody uses
-	}
-	var stmts []stmt
-	for _, n := range g.Nodes {
-		s := stmt{key: stmtKey{n, -1}}
-		n.WalkInputs(func(v *Value) { s.inputs = append(s.inputs, v) })
-		if !n.IsTuple() && (len(n.Results) == 0 || n.Results[0].NumUses() == 0) {
-			s.defs = append(s.defs, n.Name)
-		}
-		stmts = append(stmts, s)
-		if !n.IsTuple() {
-			continue
-		}
-		// getitem statements read the tuple; its name dies at the last one.
-		last := -1
-		for _, r := range n.Results {
-			if r.Name != "" {
-				last = r.Index
-			}
-		}
-		if last < 0 {
-			stmts[len(stmts)-1].defs = append(stmts[len(stmts)-1].defs, n.Name)
-			continue
-		}
-		for _, r := range n.Results {
-			if r.Name == "" {
-				continue
-			}
-			gs := stmt{key: stmtKey{n, r.Index}}
-			if r.Index == last {
-				gs.defs = append(gs.defs, n.Name)
-			}
-			if r.NumUses() == 0 {
-				gs.defs = append(gs.defs, r.Name)
-			}
-			stmts = append(stmts, gs)
-		}
-	}
-	out := make(map[stmtKey][]string, len(stmts))
-	seen := map[*Value]bool{}
-	for _, v := range g.Values() {
+	seen := newValueSet(g)
+	for _, v := range g.Inputs {
 		if v.outputUses > 0 {
-			seen[v] = true // outputs are never released
+			seen.add(v) // outputs are never released
 		}
 	}
-	for i := len(stmts) - 1; i >= 0; i-- {
-		s := stmts[i]
+	for _, n := range g.Nodes {
+		for _, v := range n.Results {
+			if v.outputUses > 0 {
+				seen.add(v)
+			}
+		}
+	}
+	out := map[stmtKey][]string{}
+	var inputs []*Value
+	for i := len(g.Nodes) - 1; i >= 0; i-- {
+		n := g.Nodes[i]
+		var defs []string // names defined here that nobody uses
+		if n.IsTuple() {
+			// getitem statements read the tuple; its name dies at the last one.
+			last := -1
+			for _, r := range n.Results {
+				if r.Name != "" {
+					last = r.Index
+				}
+			}
+			if last < 0 {
+				defs = append(defs, n.Name)
+			}
+			for j := len(n.Results) - 1; j >= 0; j-- {
+				r := n.Results[j]
+				if r.Name == "" {
+					continue
+				}
+				var gdefs []string
+				if r.Index == last {
+					gdefs = append(gdefs, n.Name)
+				}
+				if r.NumUses() == 0 {
+					gdefs = append(gdefs, r.Name)
+				}
+				if len(gdefs) > 0 {
+					out[stmtKey{n, r.Index}] = gdefs
+				}
+			}
+		} else if len(n.Results) == 0 || n.Results[0].NumUses() == 0 {
+			defs = append(defs, n.Name)
+		}
+		inputs = inputs[:0]
+		n.WalkInputs(func(v *Value) { inputs = append(inputs, v) })
 		var names []string
-		for _, v := range s.inputs {
-			if !seen[v] {
-				seen[v] = true
+		for _, v := range inputs {
+			if seen.add(v) {
 				names = append(names, v.Name)
 			}
 		}
-		out[s.key] = append(names, s.defs...)
+		if len(names)+len(defs) > 0 {
+			out[stmtKey{n, -1}] = append(names, defs...)
+		}
 	}
 	return out
+}
+
+// valueSet is a set of a graph's values: a bit per id where ids are dense,
+// a map for any other value.
+type valueSet struct {
+	dense  []bool
+	sparse map[*Value]bool
+}
+
+func newValueSet(g *Graph) *valueSet {
+	vals := g.Values()
+	maxID := -1
+	for _, v := range vals {
+		maxID = max(maxID, v.ID)
+	}
+	// Ids are unique in a verified graph; a graph printed before the
+	// verifier ran (a dump after a broken pass) may repeat one: map only.
+	owner := make([]*Value, maxID+1)
+	for _, v := range vals {
+		if v.ID < 0 {
+			continue
+		}
+		if owner[v.ID] != nil && owner[v.ID] != v {
+			return &valueSet{}
+		}
+		owner[v.ID] = v
+	}
+	return &valueSet{dense: make([]bool, maxID+1)}
+}
+
+// add adds v and says whether it was new.
+func (s *valueSet) add(v *Value) bool {
+	if v.ID >= 0 && v.ID < len(s.dense) {
+		if s.dense[v.ID] {
+			return false
+		}
+		s.dense[v.ID] = true
+		return true
+	}
+	if s.sparse == nil {
+		s.sparse = map[*Value]bool{}
+	}
+	if s.sparse[v] {
+		return false
+	}
+	s.sparse[v] = true
+	return true
 }
 
 func (g *Graph) returnString() string {

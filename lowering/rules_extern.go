@@ -29,7 +29,7 @@ func externRules() map[string]rule {
 	for name, spec := range externSpecs {
 		t[name] = spec.lower
 	}
-	t["addmm"] = lowerAddmm("aten::mm.default", "mat1", "mat2")
+	t["addmm"] = lowerAddmmExtern
 	t["baddbmm"] = lowerAddmm("aten::bmm.default", "batch1", "batch2")
 	return t
 }
@@ -78,6 +78,60 @@ func (l *lowerer) newExtern(e *Extern) {
 		k.Origins = []string{l.node.Name}
 	}
 	l.p.Kernels = append(l.p.Kernels, k)
+}
+
+// lowerAddmmExtern is f32 self + m1 @ m2 (alpha = beta = 1, self
+// broadcast over the rows or whole) as one extern call that adds self to
+// the product it holds in f32, as Inductor calls extern_kernels.addmm
+// and PyTorch's GEMM adds self in its epilogue: the bias costs no kernel
+// of its own. Other dtypes and scalings take lowerAddmm's product and
+// pointwise epilogue.
+func lowerAddmmExtern(l *lowerer, c *ops.Call) error {
+	out, in, err := l.operands(c, "mat1", "mat2")
+	if err != nil {
+		return err
+	}
+	self := c.Arg("self")
+	if out.layout.DType != ir.F32 || !isLit(c.Arg("alpha"), 1) || !isLit(c.Arg("beta"), 1) || self.Kind != ir.ArgValue {
+		return lowerAddmm("aten::mm.default", "mat1", "mat2")(l, c)
+	}
+	bias, err := l.ref(self)
+	if err != nil {
+		return err
+	}
+	expanded, ok := broadcastLayout(bias.layout, out.layout.Shape)
+	if !ok || bias.layout.DType != ir.F32 {
+		return lowerAddmm("aten::mm.default", "mat1", "mat2")(l, c)
+	}
+	l.newExtern(&Extern{Op: "aten::addmm.default", Params: map[string][]int64{},
+		Args: []Operand{{bias.buf, expanded}, {in[0].buf, in[0].layout}, {in[1].buf, in[1].layout}},
+		Out:  Operand{out.buf, out.layout}})
+	return nil
+}
+
+// broadcastLayout is l expanded to shape as broadcasting does (sizes
+// aligned from the right; a size-1 or missing dimension gets stride 0);
+// false when l's sizes do not broadcast to shape.
+func broadcastLayout(l Layout, shape []sym.Expr) (Layout, bool) {
+	if len(l.Shape) > len(shape) {
+		return Layout{}, false
+	}
+	out := Layout{DType: l.DType, Shape: shape, Strides: make([]sym.Expr, len(shape)), Offset: l.Offset}
+	lead := len(shape) - len(l.Shape)
+	for d := range shape {
+		out.Strides[d] = sym.Const(0)
+		if d < lead {
+			continue
+		}
+		switch s := l.Shape[d-lead]; {
+		case sym.Equal(s, shape[d]):
+			out.Strides[d] = l.Strides[d-lead]
+		case isOne(s):
+		default:
+			return Layout{}, false
+		}
+	}
+	return out, true
 }
 
 // lowerAddmm is beta*self + alpha*(m1 @ m2): an extern product into a

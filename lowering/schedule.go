@@ -66,6 +66,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 		s.schedule(k)
 	}
 	s.finish()
+	storeInner(p)
 	stats.KernelsAfter = len(p.Kernels)
 	p.Remarks = append(p.Remarks, fmt.Sprintf("fusion: %d kernels -> %d (%d fusions, %d recomputes)",
 		stats.KernelsBefore, stats.KernelsAfter, stats.Fusions, stats.Recomputes))

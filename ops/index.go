@@ -169,7 +169,8 @@ func metaIndexPut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error
 	return env.castTo(self, self.DType, self.Device, "")
 }
 
-// dimIndex checks gather's and scatter's dim and reads their int64 index.
+// dimIndex checks gather's and scatter's dim and reads their int32 or
+// int64 index.
 func dimIndex(c *Call, self *ir.TensorType, op string) (*ir.TensorType, error) {
 	if _, err := c.Dim("dim", self.Rank()); err != nil {
 		return nil, err
@@ -178,8 +179,8 @@ func dimIndex(c *Call, self *ir.TensorType, op string) (*ir.TensorType, error) {
 	if err != nil {
 		return nil, err
 	}
-	if index.DType != ir.I64 {
-		return nil, Errorf(CodeDType, "", "%s(): Expected dtype int64 for index", op)
+	if index.DType != ir.I64 && index.DType != ir.I32 { // PyTorch 2.15 takes int32 too
+		return nil, Errorf(CodeDType, "", "%s(): Expected dtype int32/int64 for index", op)
 	}
 	return index, nil
 }

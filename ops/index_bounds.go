@@ -49,6 +49,7 @@ var indexBounds = func() map[string]IndexBounds {
 		"index_add":             {Msg: msgOutOfRange},
 		"index_copy":            {Msg: "index_copy_(): " + msgOutOfBounds},
 		"index_fill.int_Scalar": {Neg: true, Msg: msgOutOfBounds},
+		"index_fill.int_Tensor": {Neg: true, Msg: msgOutOfBounds},
 	}
 	out := make(map[string]IndexBounds, len(t))
 	for name, b := range t {

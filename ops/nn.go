@@ -181,18 +181,9 @@ func metaDropout(env *Env, c *Call) ([]ir.Type, error) {
 		ir.TensorOf(env.Fresh(ir.Bool, copyExprs(in.Shape), copyExprs(strides), in.Device))}, nil
 }
 
-// metaDropoutBackward is native_dropout_backward: grad * mask * scale in
-// the memory format grad suggests (the decomposition's final clone).
-func metaDropoutBackward(env *Env, c *Call) ([]ir.Type, error) {
-	g, err := c.Tensor("grad_output")
-	if err != nil {
-		return nil, err
-	}
-	return one(env.layoutLike(g.DType, copyExprs(g.Shape), g)), nil
-}
-
 // metaPad is constant_pad_nd / pad: each pair (left, right) grows a
-// trailing dim.
+// trailing dim; the result is in self's suggested memory format, or a
+// preserve-format clone of the narrowed self when no pad is positive.
 func metaPad(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 	pad, err := c.SymInts("pad")
 	if err != nil {
@@ -209,7 +200,23 @@ func metaPad(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 			return nil, Errorf(CodeShape, "", "The input size %s, plus negative padding %s and %s resulted in a negative output size, which is invalid. Check dimension %d of your input.", self.Shape[d], pad[2*i], pad[2*i+1], d)
 		}
 	}
+	if allNonPositive(pad) {
+		// PyTorch's meta narrows and clones (preserve format) when no pad
+		// grows the tensor.
+		narrowed := &ir.TensorType{DType: self.DType, Shape: shape, Strides: copyExprs(stridesOf(self)), Device: self.Device}
+		return env.Fresh(self.DType, copyExprs(shape), env.PreserveStrides(narrowed), self.Device), nil
+	}
 	return env.layoutLike(self.DType, shape, self), nil
+}
+
+// allNonPositive reports whether every pad is a constant <= 0.
+func allNonPositive(pad []sym.Expr) bool {
+	for _, p := range pad {
+		if v, ok := p.Const(); !ok || v > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // normalizedAxis is the first normalized dim of a layer/RMS norm over the

@@ -127,7 +127,24 @@ func (env *Env) elementwise(c *Call, kind PromotionKind, ops []operand) (*ir.Ten
 		return env.inplaceResult(c, kind, promoted, shape)
 	}
 	strides := env.ElementwiseStrides(shape, tensors)
+	if sameShapeContiguous(shape, tensors) {
+		strides = ir.ContiguousStrides(shape)
+	}
 	return env.Fresh(kind.ResultDType(promoted), shape, strides, dev), nil
+}
+
+// sameShapeContiguous is TensorIterator's CONTIGUOUS fast setup: every
+// tensor operand has the result's shape and is contiguous as PyTorch
+// counts it (size-1 dims' strides ignored, an empty tensor always is), so
+// the result is row-major; e.g. [1, 3, 2][2, 2, 1] · itself is
+// [1, 3, 2][6, 2, 1] under FakeTensorMode.
+func sameShapeContiguous(shape []sym.Expr, tensors []*ir.TensorType) bool {
+	for _, t := range tensors {
+		if !sym.EqualLists(t.Shape, shape) || !IsContiguous(t) {
+			return false
+		}
+	}
+	return true
 }
 
 func checkBoolSub(ops []operand) error {

@@ -107,6 +107,14 @@ func PyTorchOps() []string {
 // PyTorch's higher-order ops, which have no schema.
 func IsHigherOrderOp(name string) bool { return pytorchIndex().hops[name] }
 
+// typedHigherOrderOps are the higher-order ops fakeprop types itself
+// (passes/fakeprop/hop.go).
+var typedHigherOrderOps = map[string]bool{"auto_functionalized": true, "auto_functionalized_v2": true, "with_effects": true}
+
+// IsTypedHigherOrderOp reports whether kiln has a rule for the higher-order
+// op name.
+func IsTypedHigherOrderOp(name string) bool { return typedHigherOrderOps[name] }
+
 // pytorchOp returns the entry for an overload that kiln does not declare
 // but PyTorch has: its schema (arity, defaults, alias and mutation
 // annotations) and the facts its tags give, without a meta rule.

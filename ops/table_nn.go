@@ -54,7 +54,6 @@ func nnTable() []Entry {
 		n("_scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)", metaSDPAFlash),
 		n("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", metaEmbedding),
 		{Schema: "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", Kind: KindNN, Meta: metaDropout, Random: true},
-		{Schema: "native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", Kind: KindNN, Meta: metaDropoutBackward},
 		n("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", selfRule(metaPad)),
 		n("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", selfRule(metaPad)),
 	}

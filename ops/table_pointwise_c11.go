@@ -23,10 +23,8 @@ func pointwiseTableC11() []Entry {
 		e("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", PromoteDefault, "grad_output", "self"),
 		e("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", PromoteDefault, "self"),
 		e("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", PromoteDefault, "grad_out", "self"),
-		e("_prelu_kernel(Tensor self, Tensor weight) -> Tensor", PromoteDefault, "self", "weight"),
 		// Both gradients come out of one TensorIterator over (self, weight,
 		// grad_output).
-		{Schema: "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)", Kind: KindPointwise, Meta: metaPreluBackward},
 		e("logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor", PromoteDefault, "grad_output", "self"),
 		{Schema: "angle(Tensor self) -> Tensor", Kind: KindPointwise, Meta: metaAngle},
 		{Schema: "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: metaDist},
@@ -85,15 +83,6 @@ func metaComplexOf(a, b string) MetaFunc {
 }
 
 func isComplexablePart(dt ir.DType) bool { return dt == ir.F16 || dt == ir.F32 || dt == ir.F64 }
-
-func metaPreluBackward(env *Env, c *Call) ([]ir.Type, error) {
-	res, err := pw(PromoteDefault, "self", "weight", "grad_output")(env, c)
-	if err != nil {
-		return nil, err
-	}
-	t := res[0].Tensor
-	return []ir.Type{res[0], ir.TensorOf(env.Fresh(t.DType, copyExprs(t.Shape), copyExprs(stridesOf(t)), t.Device))}, nil
-}
 
 // metaDist is norm(self - other, p): a 0-dim tensor of the operands'
 // promoted floating dtype.

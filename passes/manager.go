@@ -39,6 +39,13 @@ type Manager struct {
 	AfterPass func(step Step, before, after *ir.Graph, res *PassResult) error
 	// Snapshot copies a graph for AfterPass's "before"; nil disables it.
 	Snapshot func(*ir.Graph) *ir.Graph
+	// TrustUnchanged takes a stage that reports no change at its word: a
+	// stage past the graph (verify, a code generator) is not printed and
+	// hashed again, and where no one reads a graph's text or hash (no
+	// dump, no report, no Snapshot for translation validation) graphs are
+	// not hashed at all (HashIn and HashOut stay 0): on a 1M-node graph
+	// each hash is a print of seconds. VerifyEach checks every claim anyway.
+	TrustUnchanged bool
 }
 
 // PassResult is what the manager measured for one pass.
@@ -46,12 +53,15 @@ type PassResult struct {
 	Pass     string
 	Changed  bool
 	Duration time.Duration
-	HashIn   uint64
+	HashIn   uint64 // 0: not computed (Manager.TrustUnchanged)
 	HashOut  uint64
 	Err      error
 	// Text is the stage's printed output (the graph, the program, or the
 	// code a codegen stage emitted), when Manager.KeepText.
 	Text string
+	// Lines counts Text's lines where the caller let Text go (a large
+	// stage no dump needs, kept only for its length).
+	Lines int
 }
 
 // Result is one pipeline run.
@@ -70,14 +80,23 @@ func (m *Manager) Run(p *Pipeline, ctx *Context, g *ir.Graph) (*Result, error) {
 func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	res := &Result{}
 	stage := ir.StageParsed
-	in := u.Text() // each pass's output is the next one's input
-	hash := hashText(in)
+	in := u.Printed // each pass's output is the next one's input
+	var hash uint64
+	switch {
+	case in != "":
+		hash = hashText(in)
+	case m.needsText(u):
+		in = u.Text()
+		hash = hashText(in)
+	case !m.skipsGraphHash(u):
+		hash = Hash(u.Graph)
+	}
 	for i, step := range p.Steps {
 		var before *ir.Graph
 		if step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
 			before = m.Snapshot(u.Graph)
 		}
-		pr, out := m.runStep(step, ctx, u, hash)
+		pr, out := m.runStep(step, ctx, u, in, hash)
 		hash = pr.HashOut
 		if step.Info.Stage > stage {
 			stage = step.Info.Stage
@@ -109,6 +128,19 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 		in = out
 	}
 	return res, nil
+}
+
+// needsText says whether anyone reads the unit's text after a stage: the
+// report (KeepText), a dump, a reproducer (which needs the failing stage's
+// input). Otherwise a graph is only hashed, streamed through the hash
+// (on a 1M-node graph the text is hundreds of MB).
+func (m *Manager) needsText(u *Unit) bool {
+	return u.Prog != nil || m.KeepText || m.ReproDir != "" || m.Print != PrintNever || len(m.PrintAfter) > 0
+}
+
+// skipsGraphHash says whether graph stages go unhashed (TrustUnchanged).
+func (m *Manager) skipsGraphHash(u *Unit) bool {
+	return m.TrustUnchanged && !m.VerifyEach && m.Snapshot == nil && !m.needsText(u)
 }
 
 // verify runs the checks that hold after step: the IR verifier at the
@@ -144,16 +176,29 @@ var errStopped = errors.New("stopped by error diagnostics")
 
 // runStep runs one step with crash recovery; out is the unit printed after
 // it, whose hash is HashOut.
-func (m *Manager) runStep(step Step, ctx *Context, u *Unit, hashIn uint64) (pr PassResult, out string) {
+func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn uint64) (pr PassResult, out string) {
 	pr.Pass = step.Info.Name
 	pr.HashIn = hashIn
 	ctx.pass = step.Info.Name
 	ctx.current = nil
 	start := time.Now()
+	progIn := u.Prog
 	defer func() {
 		pr.Duration = time.Since(start)
-		out = u.Text()
-		pr.HashOut = hashText(out)
+		switch {
+		case m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil:
+			out, pr.HashOut = in, hashIn
+		case step.Unit == nil && m.skipsGraphHash(u):
+			pr.HashOut = hashIn // 0: not computed
+		case !m.needsText(u):
+			pr.HashOut = Hash(u.Graph)
+		default:
+			out = u.Text()
+			pr.HashOut = hashText(out)
+		}
+		if pr.HashOut == hashIn && out == in {
+			out = in // one copy of the text, shared by every stage that left it so
+		}
 		if step.Unit != nil { // the printed program is a stage's whole output
 			pr.Changed = pr.HashIn != pr.HashOut
 		}
@@ -239,8 +284,13 @@ func firstLine(s string) string {
 }
 
 // Hash fingerprints g's printed form, so the manager can tell whether a pass
-// changed the graph whatever the pass claims.
-func Hash(g *ir.Graph) uint64 { return hashText(g.String()) }
+// changed the graph whatever the pass claims. The text streams through the
+// hash: it is never one string.
+func Hash(g *ir.Graph) uint64 {
+	h := fnv.New64a()
+	_, _ = g.WriteTo(h)
+	return h.Sum64()
+}
 
 func hashText(text string) uint64 {
 	h := fnv.New64a()

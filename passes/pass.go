@@ -47,6 +47,9 @@ type Unit struct {
 	Graph *ir.Graph
 	Prog  Program
 	Code  map[string]string
+	// Printed, when set, is Text() as the caller already printed it: the
+	// manager starts from it instead of printing the unit again.
+	Printed string
 }
 
 // Text is the unit's printed form: the program once lowered, else the graph.

@@ -143,3 +143,17 @@ func TestPrintAfter(t *testing.T) {
 	assert.NotContains(t, out.String(), "IR after t-nop ")
 	assert.Contains(t, out.String(), "# -- IR after t-needs-nop (changed=false) --\nclass GraphModule")
 }
+
+// With TrustUnchanged a pass's claim is believed where no one reads the
+// graph's text (kiln opt without -verify-each): no hash, no print; with
+// VerifyEach the claim is checked again.
+func TestManagerTrustsUnchangedWhenAsked(t *testing.T) {
+	_, res, err := run(t, "t-liar", passes.Manager{TrustUnchanged: true})
+	require.NoError(t, err)
+	assert.Zero(t, res.Passes[0].HashIn)
+	assert.Zero(t, res.Passes[0].HashOut)
+	_, _, err = run(t, "t-liar", passes.Manager{TrustUnchanged: true, VerifyEach: true})
+	require.ErrorContains(t, err, "reported no change but changed the graph")
+	_, _, err = run(t, "t-liar", passes.Manager{TrustUnchanged: true, KeepText: true})
+	require.ErrorContains(t, err, "reported no change but changed the graph", "text printed anyway: checked")
+}

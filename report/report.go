@@ -38,6 +38,38 @@ type Column struct {
 	// File is where the full text is written, if anywhere (named on the
 	// page when the column is too long to inline).
 	File string
+	// Lines counts Text's lines once Text was dropped (Drop): a column too
+	// long to inline needs only its length and its file.
+	Lines int
+}
+
+// LineCount is the number of lines of the column's text.
+func (c *Column) LineCount() int {
+	if c.Text == "" && c.Lines > 0 {
+		return c.Lines
+	}
+	return strings.Count(c.Text, "\n")
+}
+
+// Inlined says whether the page shows the column's text (else it names
+// its file).
+func (c *Column) Inlined() bool { return c.Changed && c.LineCount() <= MaxColumnLines }
+
+// DropUnshown lets go of the texts the page will not show (a column too
+// long to inline, whose next column does not compare its lines with it),
+// keeping their line counts: on a large graph each is tens of MB. Call it
+// once every column is recorded and written where it goes.
+func (r *Recorder) DropUnshown() {
+	for i := range r.Columns {
+		c := &r.Columns[i]
+		if c.Text == "" || c.Inlined() {
+			continue
+		}
+		if i+1 < len(r.Columns) && r.Columns[i+1].Inlined() && !r.Columns[i+1].NewForm {
+			continue
+		}
+		c.Lines, c.Text = c.LineCount(), ""
+	}
 }
 
 // Kernel is one fused kernel: the nodes it computes, its loop IR and its
@@ -64,14 +96,18 @@ func (r *Recorder) Start(g *ir.Graph) {
 	r.Columns = append(r.Columns, Column{Title: "input", Changed: true, Text: g.String()})
 }
 
-// Hook records the graph after a pass. An unchanged graph is not printed
-// again: the column folds and shares the previous text.
+// Hook records the graph after a pass: the text the manager printed
+// (Manager.KeepText), else the graph printed here. An unchanged graph is
+// not printed again: the column folds and shares the previous text.
 func (r *Recorder) Hook(step passes.Step, _, after *ir.Graph, res *passes.PassResult) error {
 	text := ""
-	if res.Changed || len(r.Columns) == 0 {
-		text = after.String()
-	} else {
+	switch {
+	case !res.Changed && len(r.Columns) > 0:
 		text = r.Columns[len(r.Columns)-1].Text
+	case res.Text != "":
+		text = res.Text
+	default:
+		text = after.String()
 	}
 	r.Columns = append(r.Columns, Column{Title: step.Info.Name, Changed: res.Changed, Text: text})
 	return nil
@@ -135,10 +171,7 @@ type page struct {
 	lastFX   int               // last FX column: nodes link to kernels there
 }
 
-func (p *page) inlined(i int) bool {
-	c := p.r.Columns[i]
-	return c.Changed && strings.Count(c.Text, "\n") <= MaxColumnLines
-}
+func (p *page) inlined(i int) bool { return p.r.Columns[i].Inlined() }
 
 // collectNames finds every value a graph column defines (inputs and node
 // results), and which lines define them.
@@ -195,7 +228,7 @@ func (p *page) writeColumn(i int) {
 		return
 	}
 	if !p.inlined(i) {
-		fmt.Fprintf(b, "<p class=\"note\">%d lines: too long to show here", strings.Count(c.Text, "\n"))
+		fmt.Fprintf(b, "<p class=\"note\">%d lines: too long to show here", c.LineCount())
 		if c.File != "" {
 			b.WriteString("; see <a href=\"")
 			esc(b, c.File)

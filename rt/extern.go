@@ -25,6 +25,8 @@ func Extern(op string, out *Tensor, args []*Tensor, params map[string][]int64) e
 			return matmul[float64](op, out, args)
 		}
 		return matmul[float32](op, out, args)
+	case "aten::addmm":
+		return addmmF32(op, out, args)
 	case "aten::convolution":
 		if out.DType == "f64" {
 			return convolution[float64](out, args, params)
@@ -136,6 +138,9 @@ func matmul[T float32 | float64](op string, out *Tensor, args []*Tensor) error {
 	if b.Shape[rank-2] != k || out.Shape[rank-2] != m || out.Shape[rank-1] != n {
 		return fmt.Errorf("%s: mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)", op, m, k, b.Shape[rank-2], n)
 	}
+	if a.DType == "f32" && b.DType == "f32" && out.DType == "f32" {
+		return matmulF32(a, b, out, batch, m, k, n)
+	}
 	av, err := loadAs[T](a)
 	if err != nil {
 		return fmt.Errorf("%s: mat1: %w", op, err)
@@ -164,4 +169,73 @@ func matmul[T float32 | float64](op string, out *Tensor, args []*Tensor) error {
 		return err
 	}
 	return storeAs(out, ov)
+}
+
+// matmulF32 is matmul on float32 operands through sgemm (gemm.go), reading
+// the operands in their layouts and writing a contiguous output in place.
+func matmulF32(a, b, out *Tensor, batch, m, k, n int64) error {
+	view := func(t *Tensor, bi int64) f32Matrix {
+		st := t.strides()
+		r := len(st)
+		off := t.Offset
+		if r == 3 {
+			off += bi * st[0]
+		}
+		return f32Matrix{data: F32s(t.Data), off: off, rs: st[r-2], cs: st[r-1]}
+	}
+	if err := a.fits(); err != nil {
+		return err
+	}
+	if err := b.fits(); err != nil {
+		return err
+	}
+	if err := out.fits(); err != nil {
+		return err
+	}
+	direct := out.IsContiguous()
+	var ov []float32
+	if direct {
+		ov = F32s(out.Data)[:batch*m*n]
+	} else {
+		ov = make([]float32, batch*m*n)
+	}
+	for bi := range batch {
+		av := view(a, bi).rowMajor(m, k)
+		if err := sgemm(m, k, n, av, view(b, bi), ov[bi*m*n:(bi+1)*m*n]); err != nil {
+			return err
+		}
+	}
+	if direct {
+		return nil
+	}
+	return storeAs(out, ov)
+}
+
+// addmmF32 is addmm on f32 with alpha = beta = 1, as lowering emits it:
+// args are self (already expanded to the output's shape, broadcast
+// dimensions of stride 0), mat1 and mat2; out = self + mat1·mat2, the
+// product held in f32 and self added once, as PyTorch's GEMM epilogue.
+func addmmF32(op string, out *Tensor, args []*Tensor) error {
+	if len(args) != 3 || out.DType != "f32" || args[0].DType != "f32" || len(out.Shape) != 2 {
+		return fmt.Errorf("%s: want f32 self, mat1, mat2 and a 2-D f32 output", op)
+	}
+	self := args[0]
+	if len(self.Shape) != 2 || self.Shape[0] != out.Shape[0] || self.Shape[1] != out.Shape[1] {
+		return fmt.Errorf("%s: self of shape %v is not expanded to the output's %v", op, self.Shape, out.Shape)
+	}
+	if err := self.fits(); err != nil {
+		return fmt.Errorf("%s: self: %w", op, err)
+	}
+	if err := matmul[float32]("aten::mm", out, args[1:]); err != nil {
+		return err
+	}
+	os, ss := out.strides(), self.strides()
+	od, sd := F32s(out.Data), F32s(self.Data)
+	for i := range out.Shape[0] {
+		for j := range out.Shape[1] {
+			o := out.Offset + i*os[0] + j*os[1]
+			od[o] = sd[self.Offset+i*ss[0]+j*ss[1]] + od[o]
+		}
+	}
+	return nil
 }

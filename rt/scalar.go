@@ -11,7 +11,8 @@ import (
 // interp package is the oracle). Float functions are defined on float64;
 // generated code computes a float32 value as float32(F(float64(x))), which
 // is PyTorch's result for the correctly rounded operations and within an
-// ulp for the transcendental ones. Integer functions take int64 registers;
+// ulp for the transcendental ones (exp and tanh on float32 are the float32
+// polynomials of fastmath.go instead, as Inductor's C++ computes them). Integer functions take int64 registers;
 // generated code wraps their results to the dtype's width.
 
 // ErrZeroDivision is PyTorch's CPU error for integer division by zero.

@@ -65,3 +65,41 @@ func TestLanesMatchScalar(t *testing.T) {
 
 // loadF32x8 loads 8 lanes from s[:8].
 func loadF32x8(s []float32) archsimd.Float32x8 { return archsimd.LoadFloat32x8((*[8]float32)(s[:8])) }
+
+// TestFastMathLanes: ExpF32x8 and TanhF32x8 give ExpF32's and TanhF32's
+// bits on the accuracy inputs and on the specials (NaN payloads included).
+func TestFastMathLanes(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2")
+	}
+	sign := SignF32x8()
+	var xs []float32
+	for _, b := range laneSpecials {
+		xs = append(xs, math.Float32frombits(b))
+	}
+	for _, cs := range readFastmath(t) {
+		for _, c := range cs {
+			xs = append(xs, c.x)
+		}
+	}
+	for len(xs)%8 != 0 {
+		xs = append(xs, 0)
+	}
+	fns := map[string]struct {
+		lanes  func(x archsimd.Float32x8) archsimd.Float32x8
+		scalar func(x float32) float32
+	}{
+		"exp":  {func(x archsimd.Float32x8) archsimd.Float32x8 { return ExpF32x8(x, sign) }, ExpF32},
+		"tanh": {func(x archsimd.Float32x8) archsimd.Float32x8 { return TanhF32x8(x, sign) }, TanhF32},
+	}
+	for name, fn := range fns {
+		for i := 0; i < len(xs); i += 8 {
+			var got [8]float32
+			fn.lanes(loadF32x8(xs[i:])).Store(&got)
+			for j := range 8 {
+				want := fn.scalar(xs[i+j])
+				require.Equal(t, math.Float32bits(want), math.Float32bits(got[j]), "%s(%08x)", name, math.Float32bits(xs[i+j]))
+			}
+		}
+	}
+}

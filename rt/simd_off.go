@@ -12,3 +12,6 @@ func SIMD() bool { return false }
 func SIMDStatus() string {
 	return "off: built without GOEXPERIMENT=simd (or not on amd64); build with GOEXPERIMENT=simd go build for 8-lane loops"
 }
+
+// sgemmLanes: no lanes in this build; the scalar loop runs every row.
+func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 { return 0 }

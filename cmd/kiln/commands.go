@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -100,7 +101,9 @@ func runOpt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	iv := newInterpVerify(stderr)
 	run, status := compileWith("opt", args, stdin, stderr, iv.register, iv.adjust)
 	if run != nil && run.Module != nil {
-		fmt.Fprint(stdout, run.Module.Print())
+		w := bufio.NewWriterSize(stdout, 1<<16)
+		run.Module.WriteTo(w) // streamed: a 1M-node graph's text is hundreds of MB
+		w.Flush()
 	}
 	return status
 }

@@ -27,7 +27,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.BoolVar(&cf.ptx, "ptx", false, "also compile the CUDA C to PTX with clang (graphN.ptx)")
 		fs.BoolVar(&cf.noFuse, "no-fuse", false, "lower without fusion: one kernel per node")
 	}, func(o *driver.Options) {
-		o.Record = true
+		o.Record = cf.target == "" // the per-pass dumps and the report; -target writes neither
 	})
 	if run == nil || run.Module == nil {
 		return status

@@ -46,7 +46,10 @@ func init() {
 }
 
 func main() {
-	os.Exit(kilnMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := startProfiles(os.Getenv("KILN_CPUPROFILE"), os.Getenv("KILN_MEMPROFILE"), os.Stderr)
+	status := kilnMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(status)
 }
 
 func kilnMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

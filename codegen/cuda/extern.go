@@ -40,10 +40,12 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body = func() error { return x.matmul(false) }
 	case "aten::bmm":
 		body = func() error { return x.matmul(true) }
+	case "aten::addmm":
+		body = x.addmm
 	case "aten::convolution":
 		body = x.convolution
 	default:
-		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, bmm, convolution)", k.Name, e.Op)
+		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution)", k.Name, e.Op)
 	}
 	if _, err := info(e.Out.Layout.DType); err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
@@ -131,7 +133,23 @@ func (x *xgen) matmul(batched bool) error {
 	if len(e.Args) != 2 || e.Args[0].Buffer == nil || e.Args[1].Buffer == nil {
 		return fmt.Errorf("expects two tensor operands")
 	}
-	a, m := e.Args[0], e.Args[1]
+	return x.product(e.Args[0], e.Args[1], batched, nil)
+}
+
+// addmm is self + mat1·mat2 with self expanded to the output's shape (as
+// lowering emits it for f32): the bias is added to the accumulator once.
+func (x *xgen) addmm() error {
+	e := x.k.Extern
+	if len(e.Args) != 3 || e.Args[0].Buffer == nil || e.Args[1].Buffer == nil || e.Args[2].Buffer == nil {
+		return fmt.Errorf("expects three tensor operands")
+	}
+	return x.product(e.Args[1], e.Args[2], false, &e.Args[0])
+}
+
+// product accumulates a·m (batched: per o0) and adds bias, when given,
+// at the output's index.
+func (x *xgen) product(a, m lowering.Operand, batched bool, bias *lowering.Operand) error {
+	e := x.k.Extern
 	rank := 2
 	if batched {
 		rank = 3
@@ -154,6 +172,13 @@ func (x *xgen) matmul(batched bool) error {
 	x.e.line("%s acc = 0;", x.accType())
 	x.e.line("for (long long r = 0; r < (%s); ++r) acc = k_add(acc, k_mul((%s)%s, (%s)%s));",
 		a.Layout.Shape[rank-1].Code(), x.accType(), av, x.accType(), mv)
+	if bias != nil {
+		bv, err := x.operand(*bias, "o0", "o1")
+		if err != nil {
+			return err
+		}
+		x.e.line("acc = k_add((%s)%s, acc);", x.accType(), bv)
+	}
 	x.store()
 	return nil
 }

@@ -34,12 +34,14 @@ const truthy = "(%[1]s != 0)"
 var fnImpls = map[string]fnImpl{
 	"neg": same("(-%[1]s)"),
 	"abs": {f32: "rt.AbsF32(%[1]s)", f64: "math.Abs(%[1]s)", i64: "rt.AbsI64(%[1]s)", b: "%[1]s"},
-	"exp": viaF64("math.Exp"), "exp2": viaF64("math.Exp2"), "expm1": viaF64("math.Expm1"),
+	// exp and tanh on f32 are float32 polynomials, as Inductor's C++ (Sleef)
+	// computes them: within 1 and 1.5 ulp (rt/fastmath.go), with lane twins.
+	"exp": {f32: "rt.ExpF32(%[1]s)", f64: "math.Exp(%[1]s)"}, "exp2": viaF64("math.Exp2"), "expm1": viaF64("math.Expm1"),
 	"log": viaF64("math.Log"), "log2": viaF64("math.Log2"), "log10": viaF64("math.Log10"), "log1p": viaF64("math.Log1p"),
 	"sqrt": viaF64("math.Sqrt"), "rsqrt": viaF64("rt.Rsqrt"), "reciprocal": viaF64("rt.Reciprocal"),
 	"sin": viaF64("math.Sin"), "cos": viaF64("math.Cos"), "tan": viaF64("math.Tan"),
 	"asin": viaF64("math.Asin"), "acos": viaF64("math.Acos"), "atan": viaF64("math.Atan"),
-	"sinh": viaF64("math.Sinh"), "cosh": viaF64("math.Cosh"), "tanh": viaF64("math.Tanh"),
+	"sinh": viaF64("math.Sinh"), "cosh": viaF64("math.Cosh"), "tanh": {f32: "rt.TanhF32(%[1]s)", f64: "math.Tanh(%[1]s)"},
 	"asinh": viaF64("math.Asinh"), "acosh": viaF64("math.Acosh"), "atanh": viaF64("math.Atanh"),
 	"sigmoid": viaF64("rt.Sigmoid"), "erf": viaF64("math.Erf"), "erfc": viaF64("math.Erfc"),
 	"erfinv": viaF64("math.Erfinv"), "lgamma": viaF64("rt.Lgamma"), "frac": viaF64("rt.Frac"),

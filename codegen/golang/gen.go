@@ -8,15 +8,12 @@ package golang
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"go/format"
 	"go/token"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -124,29 +121,6 @@ func generate(p *lowering.Program, pkg, rtImport string, simd *simdOut) ([]byte,
 	// Each chunk ends with the blank line that separates it from the next;
 	// the file ends with one newline.
 	return append(bytes.TrimRight(out.Bytes(), "\n"), '\n'), nil
-}
-
-// formatChunks gofmts each chunk (a list of top-level declarations) in
-// place, GOMAXPROCS at a time.
-func formatChunks(chunks []string) error {
-	errs := make([]error, len(chunks))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range chunks {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			formatted, err := format.Source([]byte(chunks[i]))
-			if err != nil {
-				errs[i] = fmt.Errorf("%w\n%s", err, chunks[i])
-				return
-			}
-			chunks[i] = string(formatted)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // runGen emits the Run entry of one program.

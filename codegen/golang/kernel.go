@@ -33,6 +33,8 @@ type kernelGen struct {
 	// simd collects 8-lane inner loops; nil when generating one
 	// scalar-only file (Generate).
 	simd *simdOut
+	// lanes counts this kernel's 8-lane loops (one per stage at most).
+	lanes int
 }
 
 // accessFn renders an access as a Go element expression (an lvalue).
@@ -356,8 +358,8 @@ func needsVar(v string, body []*lowering.Instr, acc map[*lowering.Access]loopAcc
 
 // tightLoop emits the innermost loop over v in [start, end). extra runs
 // inside the loop before the body (reduction index bookkeeping). lanes
-// asks for an 8-lane version of a pointwise loop where it qualifies
-// (simd.go): the scalar loop then starts where the lanes stopped.
+// asks for an 8-lane version of the loop where it qualifies (simd.go):
+// the scalar loop then starts where the lanes stopped.
 func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec int, lanes bool, extra func()) error {
 	acc, contig := g.classify(v, start, end, body)
 	render := func(i string) accessFn {
@@ -377,11 +379,18 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 	}
 	first := "0"
 	if lanes && !need {
-		call, err := g.simdCall(body, acc, contig)
+		call, accs, err := g.simdCall(body, acc, contig)
 		if err != nil {
 			return err
 		}
-		if call != "" {
+		switch {
+		case call != "" && len(accs) > 0:
+			// The lanes fold their part into the accumulators.
+			first = fmt.Sprintf("n%d", g.slot)
+			g.slot++
+			g.c.line("var %s int", first)
+			g.c.line("%s, %s = %s", first, strings.Join(accs, ", "), call)
+		case call != "":
 			first = call
 		}
 	}

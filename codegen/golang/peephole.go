@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
@@ -13,6 +14,9 @@ import (
 //	neg(maximum(a, b)) = minimum(-a, -b)   floats: -max(-0, +0) = -0 = min(+0, -0)
 //	neg(minimum(a, b)) = maximum(-a, -b)
 //	abs(neg(x))        = abs(x)            floats and wrapping ints alike
+//	pow(x, 2)          = x*x               f32: what ATen's pow kernel computes
+//	                                       for exponent 2; float64(x)² is exact,
+//	                                       so rounding it once gives x*x's bits
 type peephole struct {
 	// negated maps a neg to the maximum/minimum it absorbs, which is then
 	// not emitted on its own (folded).
@@ -20,6 +24,8 @@ type peephole struct {
 	folded  map[*lowering.Instr]bool
 	// operands overrides a call's operands.
 	operands map[*lowering.Instr][]*lowering.Instr
+	// squared marks a pow by 2 computed as mul(x, x).
+	squared map[*lowering.Instr]bool
 }
 
 // flipped is the function that computes -f(a, b) from -a and -b.
@@ -28,11 +34,20 @@ var flipped = map[string]string{"maximum": "minimum", "minimum": "maximum"}
 // simplify finds the rewrites for the kernel and updates g.uses.
 func (g *kernelGen) simplify() {
 	g.peep = peephole{negated: map[*lowering.Instr]*lowering.Instr{}, folded: map[*lowering.Instr]bool{},
-		operands: map[*lowering.Instr][]*lowering.Instr{}}
+		operands: map[*lowering.Instr][]*lowering.Instr{}, squared: map[*lowering.Instr]bool{}}
 	for _, s := range g.k.Stages {
 		inStage := make(map[*lowering.Instr]bool, len(s.Body))
 		for _, in := range s.Body {
 			inStage[in] = true
+			if in.Op == lowering.OpCall && in.Fn == "pow" && len(in.Args) == 2 && in.DType == ir.F32 &&
+				in.Args[0].DType == ir.F32 && in.Args[1].Op == lowering.OpConst && in.Args[1].Imm.Float == 2 {
+				x := in.Args[0]
+				g.peep.squared[in] = true
+				g.peep.operands[in] = []*lowering.Instr{x, x}
+				g.uses[in.Args[1]]--
+				g.uses[x]++
+				continue
+			}
 			if in.Op != lowering.OpCall || len(in.Args) != 1 {
 				continue
 			}
@@ -70,6 +85,9 @@ func (g *kernelGen) callOperands(in *lowering.Instr) []*lowering.Instr {
 func (g *kernelGen) callFn(in *lowering.Instr) (fn string, negateOperands bool) {
 	if m := g.peep.negated[in]; m != nil {
 		return flipped[m.Fn], true
+	}
+	if g.peep.squared[in] {
+		return "mul", false
 	}
 	return in.Fn, false
 }

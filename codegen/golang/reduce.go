@@ -19,8 +19,19 @@ func (g *kernelGen) emitReduction() error {
 	}
 	g.c.line("total := int64(%s)", product(outer).Code())
 	g.forChunks("int64(" + cost.Code() + ")")
+	used := g.mentioned()
+	cols, err := g.colsCall(used)
+	if err != nil {
+		return err
+	}
 	g.c.line("for p := lo; p < hi; p++ {")
-	g.emitUnravel("p", outer, g.mentioned())
+	g.emitUnravel("p", outer, used)
+	if cols != "" {
+		g.c.line("if n := %s; n > 0 {", cols)
+		g.c.line("p += n - 1")
+		g.c.line("continue")
+		g.c.line("}")
+	}
 	for i, s := range g.k.Stages {
 		g.c.line("// stage %d", i)
 		if len(s.Reduce) == 0 {
@@ -71,7 +82,7 @@ func (g *kernelGen) emitReduceStage(s *lowering.Stage) error {
 		}
 	}
 	end := "int64(" + s.Reduce[last].Code() + ")"
-	if err := g.tightLoop(lowering.ReduceVar(last), "int64(0)", end, s.Body, 1, false, extra); err != nil {
+	if err := g.tightLoop(lowering.ReduceVar(last), "int64(0)", end, s.Body, 1, true, extra); err != nil {
 		return err
 	}
 	for range last {

@@ -8,10 +8,11 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-// SIMD inner loops. A pointwise kernel whose inner loop reads and writes
-// contiguous f32 (or f32 that does not move along the loop) and computes
-// only functions with an exact 8-lane twin gets a second version of that
-// loop on archsimd.Float32x8: the scalar loop first calls <kernel>AVX2,
+// SIMD inner loops. An inner loop (a pointwise kernel's, or a stage of a
+// reduction kernel) that reads and writes contiguous f32 (or f32 that
+// does not move along the loop, or an f32 value of an earlier stage) and
+// computes only functions with an exact 8-lane twin gets a second version
+// of that loop on archsimd.Float32x8: the scalar loop first calls <kernel>AVX2,
 // which runs the longest multiple of 8 elements and says how far it got,
 // then finishes the row. The function lives in <pkg>_simd.go, built only
 // with GOEXPERIMENT=simd on amd64; <pkg>_nosimd.go is its twin, returning
@@ -22,7 +23,10 @@ import (
 // sign-bit neg and abs, min/max as the compiler lowers them, and its
 // rewrites of x·±1 and x/±1. One freedom is left: which of two NaN
 // operands an add or mul passes on, since the compiler may swap the
-// operands of ADDSS or VADDPS alike.
+// operands of ADDSS or VADDPS alike. A reduction's lanes keep 8 partial
+// results, folded pairwise after the loop: an f32 sum then adds in another
+// order than the scalar loop (as Inductor's vectorised reductions do);
+// max and min give the same value.
 
 // simdFn is a loop-IR function on lanes: a template over the operands
 // (%[1]s, %[2]s, %[3]s; "sign" is the loop's sign-bit mask) and whether
@@ -30,6 +34,9 @@ import (
 type simdFn struct {
 	tmpl string
 	mask bool
+	// expand, when set, writes the function out as statements (its tmpl
+	// names the rt function it mirrors): see simd_math.go.
+	expand func(l *simdLoop, dst, x string)
 }
 
 var simdFns = map[string]simdFn{
@@ -41,6 +48,8 @@ var simdFns = map[string]simdFn{
 	"abs":     {tmpl: "rt.AbsF32x8(%[1]s, sign)"},
 	"maximum": {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)"},
 	"minimum": {tmpl: "rt.MinF32x8(%[1]s, %[2]s)"},
+	"exp":     {tmpl: "rt.ExpF32x8(%[1]s, sign)", expand: (*simdLoop).expLanes},
+	"tanh":    {tmpl: "rt.TanhF32x8(%[1]s, sign)", expand: (*simdLoop).tanhLanes},
 	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
 	"eq":    {tmpl: "%[1]s.Equal(%[2]s)", mask: true},
 	"ne":    {tmpl: "%[1]s.NotEqual(%[2]s)", mask: true},
@@ -70,11 +79,59 @@ type simdLoop struct {
 	used   map[string]bool
 	body   code // the loop body
 	sign   bool // body uses the sign-bit mask
+	inBody map[*lowering.Instr]bool
+	accs   []string // scalar accumulators the lanes fold into and return
+	folds  code     // after the loop: lanes folded into the accumulators
+	name   string   // the function's name
 }
 
 // hoisted is a broadcast made once per call, emitted only if the loop
 // uses it (a ±1 factor rewritten away leaves its constant unused).
 type hoisted struct{ name, stmt string }
+
+// operand returns a, first making a lane value of it (a parameter,
+// broadcast before the loop) when it was computed before the loop.
+func (l *simdLoop) operand(a *lowering.Instr) *lowering.Instr {
+	if l.inBody[a] || l.val[a] != "" {
+		return a
+	}
+	name, s := fmt.Sprintf("v%d", a.ID), fmt.Sprintf("s%d", a.ID)
+	l.params = append(l.params, s+" float32")
+	l.args = append(l.args, tmp(a))
+	l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, s)})
+	l.val[a] = name
+	return a
+}
+
+// reduce folds the operand into a vector accumulator per lane; after the
+// loop the lanes fold pairwise into the scalar accumulator, which the
+// scalar loop goes on with. A sum so adds in another order than the
+// scalar loop alone (as Inductor's vectorised reductions do); max and
+// min give the same value either way.
+func (l *simdLoop) reduce(in *lowering.Instr) {
+	acc, r, h := tmp(in), fmt.Sprintf("r%d", in.ID), fmt.Sprintf("h%d", in.ID)
+	x := l.ref(l.operand(in.Args[0]))
+	l.params = append(l.params, acc+" float32")
+	l.args = append(l.args, acc)
+	l.accs = append(l.accs, acc)
+	start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
+	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", r, start)})
+	l.used[r] = true
+	l.folds.line("var %s [8]float32", h)
+	l.folds.line("%s.Store(&%s)", r, h)
+	switch in.Reduce {
+	case lowering.ReduceSum:
+		l.body.line("%s = %s.Add(%s)", r, r, x)
+		l.folds.line("%s = %s + (((%[3]s[0] + %[3]s[1]) + (%[3]s[2] + %[3]s[3])) + ((%[3]s[4] + %[3]s[5]) + (%[3]s[6] + %[3]s[7])))", acc, acc, h)
+	case lowering.ReduceMax:
+		l.sign = true
+		l.body.line("%s = rt.MaxF32x8(%s, %s, sign)", r, r, x)
+		l.folds.line("%s = max(%s, max(max(max(%[3]s[0], %[3]s[1]), max(%[3]s[2], %[3]s[3])), max(max(%[3]s[4], %[3]s[5]), max(%[3]s[6], %[3]s[7]))))", acc, acc, h)
+	default:
+		l.body.line("%s = rt.MinF32x8(%s, %s)", r, r, x)
+		l.folds.line("%s = min(%s, min(min(min(%[3]s[0], %[3]s[1]), min(%[3]s[2], %[3]s[3])), min(min(%[3]s[4], %[3]s[5]), min(%[3]s[6], %[3]s[7]))))", acc, acc, h)
+	}
+}
 
 // ref is the lane value of in, marked used.
 func (l *simdLoop) ref(in *lowering.Instr) string {
@@ -84,37 +141,53 @@ func (l *simdLoop) ref(in *lowering.Instr) string {
 }
 
 // simdCall returns the call that runs the inner loop's lanes ("" when the
-// loop stays scalar: no SIMD output, or the loop does not qualify).
-func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) (string, error) {
+// loop stays scalar: no SIMD output, or the loop does not qualify) and
+// the accumulators it returns after the count (a reduction's loop).
+func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) (string, []string, error) {
 	if g.simd == nil || g.k.Serial || len(contig) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	if why := g.simdReject(body, acc); why != "" {
 		g.c.line("// scalar only: %s", why)
-		return "", nil
+		return "", nil, nil
 	}
-	l := &simdLoop{g: g, acc: acc, contig: contig, val: map[*lowering.Instr]string{}, used: map[string]bool{}}
+	l := &simdLoop{g: g, acc: acc, contig: contig, val: map[*lowering.Instr]string{}, used: map[string]bool{},
+		inBody: map[*lowering.Instr]bool{}, name: g.k.Name + "AVX2"}
+	if g.lanes > 0 {
+		l.name += fmt.Sprintf("_%d", g.lanes)
+	}
+	g.lanes++
+	for _, in := range body {
+		l.inBody[in] = true
+	}
 	for _, s := range contig {
 		l.params = append(l.params, s+" []float32")
 		l.args = append(l.args, s)
 	}
 	for _, in := range body {
 		if err := l.instr(in); err != nil {
-			return "", fmt.Errorf("simd tmp%d: %w", in.ID, err)
+			return "", nil, fmt.Errorf("simd tmp%d: %w", in.ID, err)
 		}
 	}
 	l.write()
-	return fmt.Sprintf("%sAVX2(%s)", g.k.Name, strings.Join(l.args, ", ")), nil
+	return fmt.Sprintf("%s(%s)", l.name, strings.Join(l.args, ", ")), l.accs, nil
 }
 
 // simdReject says why body cannot run on lanes; "" when it can.
 func (g *kernelGen) simdReject(body []*lowering.Instr, acc map[*lowering.Access]loopAccess) string {
 	masks := map[*lowering.Instr]bool{}
+	inBody := map[*lowering.Instr]bool{}
+	for _, in := range body {
+		inBody[in] = true
+	}
 	for _, in := range body {
 		if g.peep.folded[in] {
 			continue
 		}
 		if why := g.simdRejectInstr(in, acc, masks); why != "" {
+			return fmt.Sprintf("tmp%d: %s", in.ID, why)
+		}
+		if why := g.simdRejectOuter(in, inBody); why != "" {
 			return fmt.Sprintf("tmp%d: %s", in.ID, why)
 		}
 		if in.Op == lowering.OpCall {
@@ -145,6 +218,16 @@ func (g *kernelGen) simdRejectInstr(in *lowering.Instr, acc map[*lowering.Access
 			return "a cast"
 		}
 		return operandsAreVectors(in.Args, masks)
+	case lowering.OpReduce:
+		switch in.Reduce {
+		case lowering.ReduceSum, lowering.ReduceMax, lowering.ReduceMin:
+		default:
+			return "a " + in.Reduce.String() + " reduction"
+		}
+		if in.DType != ir.F32 || len(in.Args) != 1 || in.Args[0].DType != ir.F32 {
+			return "a reduction that is not f32"
+		}
+		return operandsAreVectors(in.Args, masks)
 	case lowering.OpCall:
 		fn, _ := g.callFn(in)
 		f, ok := simdFns[fn]
@@ -169,6 +252,21 @@ func (g *kernelGen) simdRejectInstr(in *lowering.Instr, acc map[*lowering.Access
 		return operandsAreVectors(ops, masks)
 	default:
 		return "a " + in.Op.String()
+	}
+	return ""
+}
+
+// simdRejectOuter rejects an operand computed before the loop (an earlier
+// stage's value, broadcast on the lanes) unless it is an f32 variable.
+func (g *kernelGen) simdRejectOuter(in *lowering.Instr, inBody map[*lowering.Instr]bool) string {
+	ops := in.Args
+	if in.Op == lowering.OpCall {
+		ops = g.callOperands(in)
+	}
+	for _, a := range ops {
+		if a != nil && !inBody[a] && (a.DType != ir.F32 || g.peep.folded[a]) {
+			return fmt.Sprintf("operand tmp%d from before the loop is not an f32 variable", a.ID)
+		}
 	}
 	return ""
 }
@@ -223,16 +321,23 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 		}
 		l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(%s[i : i+8]))", name, la.name)
 	case lowering.OpStore:
-		l.body.line("%s.Store((*[8]float32)(%s[i : i+8]))", l.ref(in.Args[0]), l.acc[in.Access].name)
+		l.body.line("%s.Store((*[8]float32)(%s[i : i+8]))", l.ref(l.operand(in.Args[0])), l.acc[in.Access].name)
+		return nil
+	case lowering.OpReduce:
+		l.reduce(in)
 		return nil
 	case lowering.OpConst:
 		l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, f32Lit(float32(in.Imm.Float)))})
 	case lowering.OpCast: // f32 to f32
-		l.body.line("%s := %s", name, l.ref(in.Args[0]))
+		l.body.line("%s := %s", name, l.ref(l.operand(in.Args[0])))
 	case lowering.OpCall:
-		e, err := l.call(in)
+		e, expand, err := l.call(in)
 		if err != nil {
 			return err
+		}
+		if expand != nil {
+			expand(l, name, e)
+			break
 		}
 		l.body.line("%s := %s", name, e)
 	default:
@@ -249,14 +354,16 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 // code computes (peepholes included), and the compiler's own rewrites of
 // a product or quotient by ±1 (x·1 = x and x·-1 = -x, which keep a
 // signalling NaN's bits and flip a NaN's sign where IEEE mul would not).
-func (l *simdLoop) call(in *lowering.Instr) (string, error) {
+// A function written out as statements comes back as its expander and
+// its operand.
+func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, string), error) {
 	fn, negate := l.g.callFn(in)
 	ops := l.g.callOperands(in)
 	args := make([]string, len(ops))
 	for i, a := range ops {
-		args[i] = l.val[a]
+		args[i] = l.val[l.operand(a)]
 		if args[i] == "" {
-			return "", fmt.Errorf("operand tmp%d is not on lanes", a.ID)
+			return "", nil, fmt.Errorf("operand tmp%d is not on lanes", a.ID)
 		}
 		if negate {
 			args[i] = "rt.NegF32x8(" + args[i] + ", sign)"
@@ -264,12 +371,15 @@ func (l *simdLoop) call(in *lowering.Instr) (string, error) {
 		}
 	}
 	if e, ok := l.byUnit(fn, ops, args, negate); ok {
-		return e, nil
+		return e, nil, nil
 	}
 	for _, a := range ops {
 		l.ref(a)
 	}
 	f := simdFns[fn]
+	if f.expand != nil {
+		return args[0], f.expand, nil
+	}
 	if strings.Contains(f.tmpl, "sign") {
 		l.sign = true
 	}
@@ -280,7 +390,7 @@ func (l *simdLoop) call(in *lowering.Instr) (string, error) {
 			vals[i] = args[i]
 		}
 	}
-	return fmt.Sprintf(f.tmpl, vals...), nil
+	return fmt.Sprintf(f.tmpl, vals...), nil, nil
 }
 
 // byUnit mirrors Go's generic rewrites (Mul32F x (Const32F [±1])) and
@@ -314,15 +424,26 @@ func (l *simdLoop) byUnit(fn string, ops []*lowering.Instr, args []string, negat
 func (l *simdLoop) write() {
 	g, out := l.g, l.g.simd
 	out.count++
-	name := g.k.Name + "AVX2"
-	sig := fmt.Sprintf("func %s(%s) int", name, strings.Join(l.params, ", "))
+	name := l.name
+	results, ret := "int", ""
+	if len(l.accs) > 0 {
+		results = "(int" + strings.Repeat(", float32", len(l.accs)) + ")"
+		ret = ", " + strings.Join(l.accs, ", ")
+	}
+	sig := fmt.Sprintf("func %s(%s) %s", name, strings.Join(l.params, ", "), results)
 	f := &out.fns
-	f.line("// %s runs %s's inner loop on 8 float32 lanes (AVX2), bit for bit", name, g.k.Name)
-	f.line("// as the scalar loop, over the longest multiple of 8 elements, and")
-	f.line("// returns how many it ran; the scalar loop finishes the row.")
+	if len(l.accs) > 0 {
+		f.line("// %s runs one of %s's reduction loops on 8 float32 lanes (AVX2)", name, g.k.Name)
+		f.line("// over the longest multiple of 8 elements, folds the lanes into the")
+		f.line("// accumulators and returns how many it ran; the scalar loop finishes.")
+	} else {
+		f.line("// %s runs %s's inner loop on 8 float32 lanes (AVX2), bit for bit", name, g.k.Name)
+		f.line("// as the scalar loop, over the longest multiple of 8 elements, and")
+		f.line("// returns how many it ran; the scalar loop finishes the row.")
+	}
 	f.line("%s {", sig)
 	f.line("if !rt.SIMD() || len(%s) < 8 {", l.contig[0])
-	f.line("return 0")
+	f.line("return 0%s", ret)
 	f.line("}")
 	for _, s := range l.contig[1:] {
 		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
@@ -339,12 +460,13 @@ func (l *simdLoop) write() {
 	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
 	f.WriteString(l.body.String())
 	f.line("}")
+	f.WriteString(l.folds.String())
 	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
-	f.line("return i")
+	f.line("return i%s", ret)
 	f.line("}")
 	f.line("")
 	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every element.", name)
-	out.stubs.line("%s { return 0 }", sig)
+	out.stubs.line("%s { return 0%s }", sig, ret)
 	out.stubs.line("")
 }
 

@@ -148,6 +148,13 @@ func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args 
 // (with the closest name PyTorch has), or one whose schema kiln knows
 // from PyTorch's table but which has no meta rule.
 func (gb *graphBuilder) warnOpGap(pos diag.Pos, target string, schema ir.OpSchema) {
+	if name, ok := strings.CutPrefix(target, "higher_order::"); ok && ops.IsHigherOrderOp(name) {
+		if !ops.IsTypedHigherOrderOp(name) {
+			gb.p.warn(pos, "no-meta-rule", "annotate its results in the input (PyTorch prints them with TORCH_LOGS)",
+				"higher-order op %s has no rule in kiln: its results are typed only from their annotations, and kiln cannot run or lower it", name)
+		}
+		return
+	}
 	if schema == nil {
 		hint := "declare it in a custom-op file to give it a meta rule"
 		if s := ops.Default().Suggest(target); s != "" {

@@ -17,6 +17,9 @@ import (
 // hopNode types a higher-order op; nil types mean "no rule".
 func (r *run) hopNode(n *ir.Node) []ir.Type {
 	name := strings.TrimPrefix(n.Target, "higher_order::")
+	if name == "with_effects" {
+		return r.withEffects(n)
+	}
 	if name != "auto_functionalized" && name != "auto_functionalized_v2" || len(n.Args) == 0 || n.Args[0].Kind != ir.ArgOpRef {
 		return nil
 	}
@@ -63,4 +66,36 @@ func opRefName(s string) string {
 		return s
 	}
 	return ns + "::" + rest
+}
+
+// withEffects types with_effects(token, op, *args, **kwargs), which AOT
+// graphs use to order side-effecting ops (torch/_higher_order_ops/effects.py):
+// a new token like the one passed in (torch.tensor([]): f32[0]), then the
+// op's own results. PyTorch 2.15 prints
+// `with_effects(arg0_1, torch.ops.aten._print.default, 'hello')`.
+func (r *run) withEffects(n *ir.Node) []ir.Type {
+	if len(n.Args) < 2 || n.Args[0].Kind != ir.ArgValue || n.Args[0].Value.Type.Kind != ir.KindTensor || n.Args[1].Kind != ir.ArgOpRef {
+		return nil
+	}
+	op := r.reg.Lookup(opRefName(n.Args[1].Str))
+	if op == nil {
+		return nil
+	}
+	var results []ir.Type
+	switch {
+	case op.Meta != nil:
+		c, err := op.Bind(n.Args[2:], n.Kwargs)
+		if err != nil {
+			return nil
+		}
+		c.Node = n
+		if results, err = op.Meta(r.env, c); err != nil {
+			return nil
+		}
+	case len(op.Schema.Returns) != 0:
+		return nil // an op with results and no rule: typed from annotations
+	}
+	t := n.Args[0].Value.Type.Tensor
+	token := r.env.Fresh(t.DType, append([]sym.Expr{}, t.Shape...), append([]sym.Expr{}, t.Strides...), t.Device)
+	return []ir.Type{{Kind: ir.KindList, Elems: append([]ir.Type{ir.TensorOf(token)}, results...)}}
 }

@@ -158,6 +158,14 @@ def main():
     if want(106): write(106, "export_cnn_eval", "torch.export.export of the CNN in eval mode (batch norm with running stats)",
           [("graph", readable(ep.graph_module))])
 
+    def effects(x):
+        torch.ops.aten._print("hello")
+        y = x.sin()
+        torch.ops.aten._print("bye")
+        return y * 2
+    if want(112): write(112, "compile_with_effects_print", "two aten._print calls between tensor ops: AOTAutograd threads an effect token through higher_order.with_effects",
+          capture(effects, torch.randn(3)))
+
     for num, name, what, model, inputs in hf_models():
         if want(num):
             write(num, f"compile_hf_{name}_train", f"Hugging Face {what} (transformers, random weights, config below) in train mode (dropout on), loss = last_hidden_state.sum(), one train step",

@@ -99,6 +99,38 @@ def linalg_cases(gen, case, single):
     out.append(single("linalg_lu_factor", aten.linalg_lu_factor.default, (gen(88, 2, 3, 4),)))
     out.append(single("linalg_ldl_factor", aten.linalg_ldl_factor.default, (sym,)))
     out.append(single("cdist", aten.cdist.default, (gen(89, 2, 4, 3), gen(90, 5, 3))))
+    # Norms: linalg_norm picks the matrix or the vector norm.
+    m34 = gen(100, 2, 3, 4)
+    for name, op, kw in [
+        ("linalg_norm_default", aten.linalg_norm.default, {}),
+        ("linalg_norm_vec_dim", aten.linalg_norm.default, {"ord": 3, "dim": [-1], "keepdim": True}),
+        ("linalg_norm_mat_inf", aten.linalg_norm.default, {"ord": float("inf"), "dim": [0, 2]}),
+        ("linalg_norm_nuc", aten.linalg_norm.ord_str, {"ord": "nuc", "dim": [1, 2]}),
+        ("matrix_norm_2", aten.linalg_matrix_norm.default, {"ord": 2}),
+        ("matrix_norm_neg2_keepdim", aten.linalg_matrix_norm.default, {"ord": -2, "keepdim": True}),
+        ("matrix_norm_1_dims", aten.linalg_matrix_norm.default, {"ord": 1, "dim": [2, 0]}),
+        ("matrix_norm_neg_inf_keepdim", aten.linalg_matrix_norm.default, {"ord": float("-inf"), "keepdim": True}),
+        ("matrix_norm_fro_f64", aten.linalg_matrix_norm.str_ord, {"dtype": torch.float64}),
+    ]:
+        out.append(single(name, op, (m34,), kw))
+    out.append(single("matrix_norm_complex_nuc", aten.linalg_matrix_norm.str_ord, (cgen(101, 3, 3),), {"ord": "nuc"}))
+    # Rank and condition number.
+    low = gen(102, 2, 4, 2) @ gen(103, 2, 2, 4)
+    out.append(single("matrix_rank_default", aten.linalg_matrix_rank.atol_rtol_tensor, (low,)))
+    out.append(single("matrix_rank_tol", aten.linalg_matrix_rank.default, (low, 0.5)))
+    out.append(single("matrix_rank_atol_rtol_float", aten.linalg_matrix_rank.atol_rtol_float, (low,), {"atol": 0.1, "rtol": 0.01}))
+    out.append(single("matrix_rank_hermitian", aten.linalg_matrix_rank.atol_rtol_tensor, (low @ low.mT,), {"hermitian": True}))
+    out.append(single("cond_default", aten.linalg_cond.default, (spd3,)))
+    out.append(single("cond_neg2", aten.linalg_cond.default, (spd3, -2)))
+    out.append(single("cond_1", aten.linalg_cond.default, (spd3, 1)))
+    out.append(single("cond_fro", aten.linalg_cond.p_str, (spd3, "fro")))
+    # Matrix powers, vecdot, kron.
+    for k in (0, 1, 3, -1, -2):
+        out.append(single(f"matrix_power_{k}", aten.linalg_matrix_power.default, (spd3, k)))
+    out.append(single("vecdot_complex_broadcast", aten.linalg_vecdot.default, (cgen(104, 2, 3, 4), cgen(105, 3, 4))))
+    out.append(single("vecdot_dim0", aten.linalg_vecdot.default, (gen(106, 3, 2), gen(107, 3, 2)), {"dim": 0}))
+    out.append(single("kron_ranks", aten.kron.default, (gen(108, 2, 3), gen(109, 4, 1, 2))))
+    out.append(single("kron_int", aten.kron.default, (gen(110, 2, 2, dtype=torch.int64, lo=-5, hi=5), gen(111, 3, dtype=torch.int64, lo=-5, hi=5))))
     # Double precision (torch.testing's f64 tolerance is 1e-7).
     def dgen(n, *shape):
         return gen(n, *shape, dtype=torch.float64)

@@ -22,6 +22,7 @@ import torch._inductor.inductor_prims  # noqa: F401  registers Inductor's prims
 import torch._inductor.lowering  # noqa: F401  registers inductor::
 import torch._higher_order_ops  # noqa: F401
 import torch.distributed  # noqa: F401
+import torch.nn.modules.linear_cross_entropy  # noqa: F401  registers torch_nn:: (custom ops F.linear_cross_entropy traces to)
 
 SKIP_NS = {"prim", "static_runtime", "profiler"}
 

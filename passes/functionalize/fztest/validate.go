@@ -40,6 +40,12 @@ func (e *RefError) Unwrap() error { return e.Err }
 // how their outputs or final input contents differ, if they do. A failure
 // of the eager graph is a *RefError; one of after is returned as it is.
 func Equivalent(before, after *ir.Graph, seed uint64) error {
+	return EquivalentWithin(before, after, seed, nil)
+}
+
+// EquivalentWithin is Equivalent at tolerance tol (nil: the dtype's
+// torch.testing default).
+func EquivalentWithin(before, after *ir.Graph, seed uint64, tol interp.TolFunc) error {
 	want, wantIn, err := run(before, before, seed, false)
 	if err != nil {
 		return &RefError{Err: err}
@@ -52,12 +58,12 @@ func Equivalent(before, after *ir.Graph, seed uint64) error {
 		return fmt.Errorf("seed %d: %d outputs, the eager graph has %d", seed, len(got), len(want))
 	}
 	for i := range want {
-		if m := interp.Compare(want[i], got[i], nil); m != nil {
+		if m := interp.Compare(want[i], got[i], tol); m != nil {
 			return fmt.Errorf("seed %d: output %d differs from the eager graph's: %v", seed, i, m)
 		}
 	}
 	for i := range wantIn {
-		if m := interp.Compare(wantIn[i], gotIn[i], nil); m != nil {
+		if m := interp.Compare(wantIn[i], gotIn[i], tol); m != nil {
 			return fmt.Errorf("seed %d: input %s ends with other contents than in the eager graph: %v",
 				seed, before.Inputs[i].Name, m)
 		}

@@ -1,0 +1,232 @@
+package golang
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// Column lanes for a reduction over a dimension that is not the last
+// (sum(x, dim=1) of a 3-d tensor, softmax over dim 1): the innermost
+// outer variable v is contiguous in memory, the reduction strides over
+// rows. Eight outputs at consecutive v run together, one per lane, every
+// stage of the kernel on vectors (accumulators, earlier stages' values),
+// each lane computing its output's scalar sequence in the scalar order:
+// bit for bit the scalar loop's result, as Inductor's C++ vectorises
+// such a reduction along the outer dimension.
+
+// colsCall returns the statement the scalar outer loop runs first for
+// each index ("" when the kernel does not qualify); the function it
+// calls, <kernel>Cols, does 8 indices from p when it can and says how
+// many it did.
+func (g *kernelGen) colsCall(used map[string]bool) (string, error) {
+	k := g.k
+	if g.simd == nil || k.Serial || len(k.Outer) == 0 {
+		return "", nil
+	}
+	v := lowering.OuterVar(len(k.Outer) - 1)
+	if why := g.colsReject(v); why != "" {
+		return "", nil
+	}
+	l := &simdLoop{g: g, val: map[*lowering.Instr]string{}, used: map[string]bool{}, inBody: map[*lowering.Instr]bool{},
+		name: k.Name + "Cols"}
+	for _, in := range g.instrs() {
+		l.inBody[in] = true
+	}
+	var views []string
+	for _, in := range g.instrs() {
+		if in.Access != nil && !slices.Contains(views, viewName(in.Access)) {
+			views = append(views, viewName(in.Access))
+		}
+	}
+	vars := []string{}
+	for i := range k.Outer {
+		if name := lowering.OuterVar(i); used[name] {
+			vars = append(vars, name)
+		}
+	}
+	for _, s := range views {
+		l.params = append(l.params, s+" []float32")
+	}
+	// The program's symbols (dynamic sizes) appear in indices and sizes.
+	vars = append(slices.Clone(g.prog.Syms), vars...)
+	for _, x := range vars {
+		l.params = append(l.params, x+" int64")
+	}
+	l.params = append(l.params, "p, hi int64")
+	for i, st := range k.Stages {
+		l.body.line("// stage %d", i)
+		if err := l.colsStage(st, v); err != nil {
+			return "", fmt.Errorf("cols stage %d: %w", i, err)
+		}
+	}
+	out := g.simd
+	out.count++
+	sig := fmt.Sprintf("func %s(%s) int64", l.name, strings.Join(l.params, ", "))
+	f := &out.fns
+	f.line("// %s runs %s for the 8 outputs at %s..%s+7 on lanes, one output a lane,", l.name, k.Name, v, v)
+	f.line("// bit for bit as the scalar loop, and returns 8; 0 when fewer than 8")
+	f.line("// remain in the row or the chunk, or without AVX2.")
+	f.line("%s {", sig)
+	f.line("if !rt.SIMD() || %s+8 > int64(%s) || p+8 > hi {", v, k.Outer[len(k.Outer)-1].Code())
+	f.line("return 0")
+	f.line("}")
+	if l.sign {
+		f.line("sign := rt.SignF32x8()")
+	}
+	for _, h := range l.hoist {
+		if l.used[h.name] {
+			f.line("%s", h.stmt)
+		}
+	}
+	f.WriteString(l.body.String())
+	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
+	f.line("return 8")
+	f.line("}")
+	f.line("")
+	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every output.", l.name)
+	out.stubs.line("%s { return 0 }", sig)
+	out.stubs.line("")
+	return fmt.Sprintf("%s(%s, %s, p, hi)", l.name, strings.Join(views, ", "), strings.Join(vars, ", ")), nil
+}
+
+// colsReject says why the kernel cannot run on column lanes along v.
+func (g *kernelGen) colsReject(v string) string {
+	acc := map[*lowering.Access]loopAccess{}
+	written := map[*lowering.Buffer]bool{}
+	strided := false
+	for _, st := range g.k.Stages {
+		for _, in := range st.Body {
+			if in.Access == nil {
+				continue
+			}
+			if in.Access.DType != ir.F32 || indirect(in.Access.Index) {
+				return "an access that is not f32 or reads loaded values"
+			}
+			coeffs, _, ok := sym.Linear(in.Access.Index, []string{v})
+			c, isConst := int64(-1), false
+			if ok {
+				c, isConst = coeffs[0].Const()
+			}
+			switch {
+			case isConst && c == 1:
+				acc[in.Access] = loopAccess{kind: accContig}
+				strided = strided || (in.Op == lowering.OpLoad && len(st.Reduce) > 0 && !innerContig(in.Access.Index, st))
+			case isConst && c == 0 && in.Op == lowering.OpLoad:
+				acc[in.Access] = loopAccess{kind: accInvariant}
+			default:
+				return "an access that does not move by 0 or 1 element along " + v
+			}
+			if in.Op == lowering.OpStore {
+				written[in.Access.Buffer] = true
+			}
+		}
+	}
+	if !strided {
+		return "no reduction strides along rows"
+	}
+	masks := map[*lowering.Instr]bool{}
+	for _, st := range g.k.Stages {
+		for _, in := range st.Body {
+			if in.Op == lowering.OpLoad && written[in.Access.Buffer] {
+				return "a buffer is read and written"
+			}
+			if g.peep.folded[in] {
+				continue
+			}
+			if why := g.simdRejectInstr(in, acc, masks); why != "" {
+				return why
+			}
+			if in.Op == lowering.OpCall {
+				fn, _ := g.callFn(in)
+				masks[in] = simdFns[fn].mask
+			}
+			for _, a := range in.Args {
+				if a != nil && a.DType != ir.F32 && !masks[a] {
+					return "a non-f32 operand"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// innerContig reports an index that moves by one element along the
+// stage's innermost reduction variable (the per-row lanes then serve).
+func innerContig(idx sym.Expr, st *lowering.Stage) bool {
+	r := lowering.ReduceVar(len(st.Reduce) - 1)
+	coeffs, _, ok := sym.Linear(idx, []string{r})
+	if !ok {
+		return false
+	}
+	c, isConst := coeffs[0].Const()
+	return isConst && c == 1
+}
+
+// colsStage emits one stage on column lanes: its reduction loops around
+// the body, accumulators declared before them.
+func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
+	for _, in := range st.Body {
+		if in.Op == lowering.OpReduce {
+			r := fmt.Sprintf("r%d", in.ID)
+			start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
+			l.body.line("%s := archsimd.BroadcastFloat32x8(%s)", r, start)
+		}
+	}
+	for i, size := range st.Reduce {
+		rv := lowering.ReduceVar(i)
+		l.body.line("for %s := int64(0); %s < int64(%s); %s++ {", rv, rv, size.Code(), rv)
+	}
+	for _, in := range st.Body {
+		if err := l.colsInstr(in, v); err != nil {
+			return fmt.Errorf("tmp%d: %w", in.ID, err)
+		}
+	}
+	for range st.Reduce {
+		l.body.line("}")
+	}
+	return nil
+}
+
+func (l *simdLoop) colsInstr(in *lowering.Instr, v string) error {
+	if l.g.peep.folded[in] {
+		return nil
+	}
+	name := fmt.Sprintf("v%d", in.ID)
+	switch in.Op {
+	case lowering.OpLoad:
+		idx := in.Access.Index.Code()
+		coeffs, _, _ := sym.Linear(in.Access.Index, []string{v})
+		if c, _ := coeffs[0].Const(); c == 0 {
+			l.body.line("%s := archsimd.BroadcastFloat32x8(%s[%s])", name, viewName(in.Access), idx)
+		} else {
+			l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(%s[%s:][:8]))", name, viewName(in.Access), idx)
+		}
+		l.val[in] = name
+		if l.g.uses[in] == 0 {
+			l.body.line("_ = %s", name)
+		}
+		return nil
+	case lowering.OpStore:
+		l.body.line("%s.Store((*[8]float32)(%s[%s:][:8]))", l.ref(in.Args[0]), viewName(in.Access), in.Access.Index.Code())
+		return nil
+	case lowering.OpReduce:
+		r, x := fmt.Sprintf("r%d", in.ID), l.ref(in.Args[0])
+		switch in.Reduce {
+		case lowering.ReduceSum:
+			l.body.line("%s = %s.Add(%s)", r, r, x)
+		case lowering.ReduceMax:
+			l.sign = true
+			l.body.line("%s = rt.MaxF32x8(%s, %s, sign)", r, r, x)
+		default:
+			l.body.line("%s = rt.MinF32x8(%s, %s)", r, r, x)
+		}
+		l.val[in] = r
+		return nil
+	}
+	return l.instr(in)
+}

@@ -1,0 +1,81 @@
+package rt
+
+import "math"
+
+// Float32 exp and tanh for generated kernels, as Inductor's C++ computes
+// them: in float32 with a short polynomial (Cephes' expf and tanhf, the
+// kind of code behind Sleef's u10 functions that ATen's vectorised CPU
+// kernels call) rather than through float64 math.Exp. Every step is one
+// float32 operation whose product is rounded before the next sum (no
+// FMA), so ExpF32x8 and TanhF32x8 (fastmath_amd64.go) give the same bits
+// on each lane: a kernel's result does not depend on which loop ran an
+// element. Accuracy against float64 (fastmath_test.go, and against
+// torch.exp / torch.tanh values in testdata): within 1 ulp for exp and 1.5
+// ulp for tanh, and at most 1 ulp from PyTorch's float32 results.
+
+const (
+	ExpClampLo float32 = -104 // exp below rounds to +0
+	ExpClampHi float32 = 89   // exp above overflows to +Inf
+	ExpLog2e   float32 = 1.44269504088896341
+	ExpMagic   float32 = 12582912 // 1.5·2^23: adding it rounds to an integer (ties to even)
+	ExpC1      float32 = 0.693359375
+	ExpC2      float32 = -2.12194440e-4
+	ExpP0      float32 = 1.9875691500e-4
+	ExpP1      float32 = 1.3981999507e-3
+	ExpP2      float32 = 8.3334519073e-3
+	ExpP3      float32 = 4.1665795894e-2
+	ExpP4      float32 = 1.6666665459e-1
+	ExpP5      float32 = 5.0000001201e-1
+
+	TanhSmall float32 = 0.625 // below: odd polynomial; above: 1 - 2/(exp(2|x|)+1)
+	TanhP0    float32 = -5.70498872745e-3
+	TanhP1    float32 = 2.06390887954e-2
+	TanhP2    float32 = -5.37397155531e-2
+	TanhP3    float32 = 1.33314422036e-1
+	TanhP4    float32 = -3.33332819422e-1
+)
+
+// ExpF32 is e^x in float32: n = round(x·log2 e), r = x - n·ln 2 in two
+// parts (Cody-Waite), a degree-7 polynomial in r, times 2^n applied as
+// two factors so that results near overflow and in the subnormal range
+// need no special case. A NaN passes the clamps and stays NaN.
+func ExpF32(x float32) float32 {
+	if x < ExpClampLo { // a compare and a blend on lanes: NaN passes
+		x = ExpClampLo
+	}
+	if x > ExpClampHi {
+		x = ExpClampHi
+	}
+	n := float32(x*ExpLog2e) + ExpMagic - ExpMagic
+	r := x - float32(n*ExpC1)
+	r = r - float32(n*ExpC2)
+	z := float32(r * r)
+	y := float32(ExpP0*r) + ExpP1
+	y = float32(y*r) + ExpP2
+	y = float32(y*r) + ExpP3
+	y = float32(y*r) + ExpP4
+	y = float32(y*r) + ExpP5
+	y = float32(y*z) + r + 1
+	k := int32(n)
+	k1 := k >> 1
+	s1 := math.Float32frombits(uint32(k1+127) << 23)
+	s2 := math.Float32frombits(uint32(k-k1+127) << 23)
+	return float32(float32(y*s1) * s2)
+}
+
+// TanhF32 is tanh in float32: Cephes' tanhf (an odd polynomial below
+// 0.625, 1 - 2/(e^{2|x|}+1) with the sign of x above).
+func TanhF32(x float32) float32 {
+	a := AbsF32(x)
+	if a > TanhSmall {
+		e := ExpF32(a + a)
+		y := 1 - 2/(e+1)
+		return math.Float32frombits(math.Float32bits(y) | math.Float32bits(x)&(1<<31))
+	}
+	z := float32(x * x)
+	p := float32(TanhP0*z) + TanhP1
+	p = float32(p*z) + TanhP2
+	p = float32(p*z) + TanhP3
+	p = float32(p*z) + TanhP4
+	return float32(float32(p*z)*x) + x
+}

@@ -1,0 +1,50 @@
+//go:build goexperiment.simd && amd64
+
+package rt
+
+import "simd/archsimd"
+
+// The lane twins of ExpF32 and TanhF32 (fastmath.go): the same float32
+// operations in the same order on each lane, so they give the scalar
+// functions' bits (NaN payloads included: the only NaN operand of each
+// step is the one the scalar step sees).
+
+// ExpF32x8 is ExpF32 on each lane.
+func ExpF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
+	lo, hi := archsimd.BroadcastFloat32x8(ExpClampLo), archsimd.BroadcastFloat32x8(ExpClampHi)
+	x = lo.Merge(x, x.Less(lo))
+	x = hi.Merge(x, x.Greater(hi))
+	magic := archsimd.BroadcastFloat32x8(ExpMagic)
+	n := x.Mul(archsimd.BroadcastFloat32x8(ExpLog2e)).Add(magic).Sub(magic)
+	r := x.Sub(n.Mul(archsimd.BroadcastFloat32x8(ExpC1)))
+	r = r.Sub(n.Mul(archsimd.BroadcastFloat32x8(ExpC2)))
+	z := r.Mul(r)
+	y := archsimd.BroadcastFloat32x8(ExpP0).Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP1))
+	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP2))
+	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP3))
+	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP4))
+	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP5))
+	y = y.Mul(z).Add(r).Add(archsimd.BroadcastFloat32x8(1))
+	bias := archsimd.BroadcastInt32x8(127)
+	k := n.ConvertToInt32()
+	k1 := k.ShiftAllRight(1)
+	s1 := k1.Add(bias).ShiftAllLeft(23).AsFloat32x8()
+	s2 := k.Sub(k1).Add(bias).ShiftAllLeft(23).AsFloat32x8()
+	return y.Mul(s1).Mul(s2)
+}
+
+// TanhF32x8 is TanhF32 on each lane: both branches, merged.
+func TanhF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
+	a := AbsF32x8(x, sign)
+	one := archsimd.BroadcastFloat32x8(1)
+	e := ExpF32x8(a.Add(a), sign)
+	big := one.Sub(archsimd.BroadcastFloat32x8(2).Div(e.Add(one)))
+	big = big.AsUint32x8().Or(x.AsUint32x8().And(sign)).AsFloat32x8()
+	z := x.Mul(x)
+	p := archsimd.BroadcastFloat32x8(TanhP0).Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP1))
+	p = p.Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP2))
+	p = p.Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP3))
+	p = p.Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP4))
+	small := p.Mul(z).Mul(x).Add(x)
+	return big.Merge(small, a.Greater(archsimd.BroadcastFloat32x8(TanhSmall)))
+}

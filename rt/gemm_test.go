@@ -1,0 +1,78 @@
+package rt
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// naiveMM is the triple loop sgemm computes: sum over k in order, each
+// step a fused multiply-add, from +0.
+func naiveMM(m, k, n int64, a, b f32Matrix) []float32 {
+	out := make([]float32, m*n)
+	for i := range m {
+		for j := range n {
+			acc := float32(0)
+			for p := range k {
+				acc = float32(math.FMA(float64(a.at(i, p)), float64(b.at(p, j)), float64(acc)))
+			}
+			out[i*n+j] = acc
+		}
+	}
+	return out
+}
+
+// TestMatmulF32: mm and bmm through sgemm give the triple loop's bits (the
+// lanes' VFMADD and math.FMA rounded to float32 differ only at a double-
+// rounding tie, which these inputs do not meet) for
+// sizes around the 4×16 blocks (leftover rows and columns; k past a block
+// of 256), a transposed
+// B (linear's weight), an offset output view, in parallel chunks; and
+// the same in GOEXPERIMENT=simd builds, where the blocks run on lanes.
+func TestMatmulF32(t *testing.T) {
+	fill := func(n int64, seed float64) []byte {
+		t := NewTensor("f32", []int64{n})
+		v := F32s(t.Data)
+		for i := range v {
+			v[i] = float32(math.Sin(float64(i)*0.37+seed) * 3)
+		}
+		return t.Data
+	}
+	for _, sz := range [][3]int64{{1, 1, 1}, {4, 16, 16}, {5, 7, 17}, {9, 33, 50}, {64, 70, 48}, {5, 300, 17}, {8, 520, 32}, {3, 0, 5}} {
+		m, k, n := sz[0], sz[1], sz[2]
+		for _, bT := range []bool{false, true} {
+			a := &Tensor{DType: "f32", Shape: []int64{m, k}, Data: fill(m*k, 1)}
+			b := &Tensor{DType: "f32", Shape: []int64{k, n}, Data: fill(k*n, 2)}
+			bm := f32Matrix{data: F32s(b.Data), rs: n, cs: 1}
+			if bT {
+				b.Strides = []int64{1, k}
+				bm = f32Matrix{data: F32s(b.Data), rs: 1, cs: k}
+			}
+			out := &Tensor{DType: "f32", Shape: []int64{m, n}, Strides: []int64{n + 3, 1}, Offset: 2, Data: fill(m*(n+3)+2, 3)}
+			require.NoError(t, Extern("aten::mm.default", out, []*Tensor{a, b}, nil))
+			want := naiveMM(m, k, n, f32Matrix{data: F32s(a.Data), rs: k, cs: 1}, bm)
+			got := F32s(out.Data)
+			for i := range m {
+				for j := range n {
+					require.Equal(t, math.Float32bits(want[i*n+j]), math.Float32bits(got[2+i*(n+3)+j]), "%v transposed %v at (%d, %d)", sz, bT, i, j)
+				}
+			}
+		}
+	}
+	// bmm, contiguous output written in place.
+	const bs, m, k, n = 3, 6, 10, 20
+	a := &Tensor{DType: "f32", Shape: []int64{bs, m, k}, Data: fill(bs*m*k, 4)}
+	b := &Tensor{DType: "f32", Shape: []int64{bs, k, n}, Data: fill(bs*k*n, 5)}
+	out := NewTensor("f32", []int64{bs, m, n})
+	require.NoError(t, Extern("aten::bmm.default", out, []*Tensor{a, b}, nil))
+	for bi := range int64(bs) {
+		want := naiveMM(m, k, n, f32Matrix{data: F32s(a.Data), off: bi * m * k, rs: k, cs: 1}, f32Matrix{data: F32s(b.Data), off: bi * k * n, rs: n, cs: 1})
+		for i, w := range want {
+			require.Equal(t, math.Float32bits(w), math.Float32bits(F32s(out.Data)[bi*m*n+int64(i)]), "bmm batch %d element %d", bi, i)
+		}
+	}
+	// A layout past the end of its buffer is an error, not a panic.
+	short := &Tensor{DType: "f32", Shape: []int64{4, 4}, Data: fill(8, 0)}
+	require.ErrorContains(t, Extern("aten::mm.default", NewTensor("f32", []int64{4, 4}), []*Tensor{short, short}, nil), "needs more than")
+}
