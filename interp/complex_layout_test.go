@@ -35,3 +35,29 @@ func complexesOrReals(t *Tensor) []complex128 {
 	}
 	return out
 }
+
+// real and imag are views of a complex storage; the imaginary part of a
+// conjugated tensor reads negated (x.conj().imag is -x.imag in PyTorch),
+// its real part unchanged; a write through imag of the base lands in the
+// storage.
+func TestRealImagThroughConjugateBit(t *testing.T) {
+	x := MustEmpty(ir.C64, 2)
+	storeC(ir.C64, x.Storage.Data, 0, cplx{re: 1, im: 2})
+	storeC(ir.C64, x.Storage.Data, 1, cplx{re: -3, im: 0.5})
+	res := runGraph(t, `
+def forward(self, x: "c64[2]"):
+    _conj: "c64[2]" = torch.ops.aten._conj.default(x)
+    imag: "f32[2]" = torch.ops.aten.imag.default(_conj)
+    clone: "f32[2]" = torch.ops.aten.clone.default(imag)
+    real: "f32[2]" = torch.ops.aten.real.default(_conj)
+    clone_1: "f32[2]" = torch.ops.aten.clone.default(real)
+    imag_1: "f32[2]" = torch.ops.aten.imag.default(x)
+    add_: "f32[2]" = torch.ops.aten.add_.Tensor(imag_1, 10)
+    return (clone, clone_1, imag)
+`, x)
+	assert.Equal(t, []float64{-2, -0.5}, res.Outputs[0].(*Tensor).Floats())
+	assert.Equal(t, []float64{1, -3}, res.Outputs[1].(*Tensor).Floats())
+	// imag of the conjugate view, read after the write: -(im + 10).
+	assert.Equal(t, []float64{-12, -10.5}, res.Outputs[2].(*Tensor).Floats())
+	assert.Equal(t, []complex128{1 + 12i, -3 + 10.5i}, complexes(x))
+}

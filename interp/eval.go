@@ -87,7 +87,7 @@ func (m *machine) eval(n *ir.Node) ([]any, error) {
 		if k == nil {
 			return nil, noEval(n, "has no eval kernel")
 		}
-		k = withComplex(op, k) // eval_complex_split.go
+		k = withFloatDispatch(op.Schema.Name, withComplex(op, k)) // eval_special_cephes.go, eval_complex_split.go
 		bound, err := ops.Bind(n)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,9 @@
 package interp
 
 import (
+	"fmt"
+
+	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 )
 
@@ -135,7 +138,59 @@ func kConjPhysical(c *call) ([]any, error) {
 	return oneT(cloneAs(v, "preserve_format"))
 }
 
+// kResolve is resolve_conj (conj) or resolve_neg: t itself without the
+// bit, else a copy holding the values the bit reads as.
+func kResolve(conj bool) func(c *call, t *Tensor) (*Tensor, error) {
+	return func(c *call, t *Tensor) (*Tensor, error) {
+		if conj && !t.Conj || !conj && !t.Neg {
+			return t.Alias(), nil
+		}
+		v := t.Alias()
+		if conj {
+			v.Neg = false // the copy resolves the other bit only if set too
+		} else {
+			v.Conj = false
+		}
+		out, err := cloneAs(v, "preserve_format")
+		if err != nil {
+			return nil, err
+		}
+		out.Conj, out.Neg = t.Conj && !conj, t.Neg && conj
+		return out, nil
+	}
+}
+
+// kRealImag is real/imag: a view of the part dtype over the complex
+// storage. The imaginary part of a conjugated tensor reads negated.
+func kRealImag(imag bool) func(c *call, t *Tensor) (*Tensor, error) {
+	return func(c *call, t *Tensor) (*Tensor, error) {
+		part := t.DType.ComplexComponent()
+		if part == ir.Invalid {
+			if imag {
+				return nil, fmt.Errorf("imag is not implemented for tensors with non-complex dtypes.")
+			}
+			return t.Alias(), nil
+		}
+		strides := make([]int64, len(t.Strides))
+		for i, s := range t.Strides {
+			strides[i] = 2 * s
+		}
+		off := 2 * t.Offset
+		neg := t.Neg
+		if imag {
+			off++
+			neg = neg != t.Conj
+		}
+		return &Tensor{DType: part, Shape: clone64(t.Shape), Strides: strides, Offset: off, Storage: t.Storage, Neg: neg}, nil
+	}
+}
+
 func init() {
+	register(selfK(kResolve(true)), "resolve_conj")
+	register(selfK(kResolve(false)), "resolve_neg")
+	register(selfK(kRealImag(false)), "real")
+	register(selfK(kRealImag(true)), "imag")
+	register(kConjPhysical, "conj_physical")
 	register(selfK(kConjView), "_conj", "conj")
 	register(selfK(kNegView), "_neg_view")
 	register(kConjPhysical, "_conj_physical")

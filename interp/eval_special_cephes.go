@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -432,6 +434,21 @@ func init() {
 		}
 		return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: "special_zeta"}, zeta, in))
 	}, "special_zeta")
+	// torch.special's aliases run their base op's kernel.
+	for alias, base := range ops.SpecialAliases() {
+		base := base
+		register(func(c *call) ([]any, error) {
+			op := ops.Lookup(base)
+			if op == nil {
+				return nil, fmt.Errorf("%s: no op %s", c.op.QualifiedName(), base)
+			}
+			k := lookupKernel(op)
+			if k == nil {
+				return nil, fmt.Errorf("%s: %s has no eval kernel", c.op.QualifiedName(), base)
+			}
+			return k(c)
+		}, alias)
+	}
 }
 
 // igamma is the regularized lower incomplete gamma P(a, x) (upper Q when
@@ -521,5 +538,40 @@ func init() {
 			}
 			return oneT(elementwise(ewSpec{kind: ops.PromoteIntToFloat, opName: opName}, k, in))
 		}, name)
+	}
+}
+
+// floatDoubleOnly are the special functions whose CPU kernels ATen
+// dispatches for float and double only: a Half or BFloat16 computation
+// fails with the kernel's name ("erfcx_cpu" not implemented for 'Half').
+// (i0e, i1, i1e, entr and xlog1py take the reduced floats too.)
+var floatDoubleOnly = map[string]bool{
+	"special_bessel_j0": true, "special_bessel_j1": true, "special_bessel_y0": true, "special_bessel_y1": true,
+	"special_modified_bessel_i0": true, "special_modified_bessel_i1": true, "special_modified_bessel_k0": true,
+	"special_modified_bessel_k1": true, "special_scaled_modified_bessel_k0": true, "special_scaled_modified_bessel_k1": true,
+	"special_spherical_bessel_j0": true, "special_ndtri": true, "special_erfcx": true, "special_log_ndtr": true,
+	"special_airy_ai": true, "special_zeta": true,
+	"special_chebyshev_polynomial_t": true, "special_chebyshev_polynomial_u": true, "special_chebyshev_polynomial_v": true,
+	"special_chebyshev_polynomial_w": true, "special_shifted_chebyshev_polynomial_t": true,
+	"special_shifted_chebyshev_polynomial_u": true, "special_shifted_chebyshev_polynomial_v": true,
+	"special_shifted_chebyshev_polynomial_w": true, "special_hermite_polynomial_h": true,
+	"special_hermite_polynomial_he": true, "special_laguerre_polynomial_l": true, "special_legendre_polynomial_p": true,
+}
+
+// withFloatDispatch refuses a reduced-float computation for the ops above
+// (their result dtype is the computation dtype).
+func withFloatDispatch(name string, k kernel) kernel {
+	if !floatDoubleOnly[name] {
+		return k
+	}
+	return func(c *call) ([]any, error) {
+		outs, err := k(c)
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := outs[0].(*Tensor); ok && (t.DType == ir.F16 || t.DType == ir.BF16) {
+			return nil, fmt.Errorf("\"%s_cpu\" not implemented for '%s'", strings.TrimPrefix(name, "special_"), scalarTypeName(t.DType))
+		}
+		return outs, nil
 	}
 }

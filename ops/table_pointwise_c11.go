@@ -2,6 +2,7 @@ package ops
 
 import (
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
 )
 
 // Pointwise ops of issue 11's special-function lane: activations and their
@@ -28,6 +29,13 @@ func pointwiseTableC11() []Entry {
 		{Schema: "angle(Tensor self) -> Tensor", Kind: KindPointwise, Meta: metaAngle},
 		{Schema: "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", Kind: KindReduction, Meta: metaDist},
 		{Schema: "frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", Kind: KindPointwise, Meta: metaFrexp},
+		{Schema: "conj_physical(Tensor self) -> Tensor", Kind: KindPointwise, Meta: selfRule(metaPreserve)},
+		// The conjugate and negative bits are values, not metadata: these
+		// alias self as far as types go.
+		{Schema: "resolve_conj(Tensor(a) self) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaAlias)},
+		{Schema: "resolve_neg(Tensor(a) self) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaAlias)},
+		{Schema: "real(Tensor(a) self) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaRealImag(false))},
+		{Schema: "imag(Tensor(a) self) -> Tensor(a)", Kind: KindView, Meta: selfRule(metaRealImag(true))},
 		{Schema: "complex(Tensor real, Tensor imag) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("real", "imag")},
 		{Schema: "polar(Tensor abs, Tensor angle) -> Tensor", Kind: KindPointwise, Meta: metaComplexOf("abs", "angle")},
 	}
@@ -105,4 +113,31 @@ func metaAngle(env *Env, c *Call) ([]ir.Type, error) {
 		t.DType = t.DType.ComplexComponent()
 	}
 	return res, nil
+}
+
+// metaRealImag is real/imag: a complex tensor's parts as a view of its
+// part dtype (strides and offset doubled, +1 for the imaginary part); real
+// of a real tensor is the tensor itself.
+func metaRealImag(imag bool) selfRuleFunc {
+	return func(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+		part := self.DType.ComplexComponent()
+		if part == ir.Invalid {
+			if imag {
+				return nil, Errorf(CodeDType, "", "imag is not implemented for tensors with non-complex dtypes.")
+			}
+			return metaAlias(env, c, self)
+		}
+		two := sym.Const(2)
+		strides := []sym.Expr{}
+		for _, st := range stridesOf(self) {
+			strides = append(strides, sym.Mul(st, two))
+		}
+		off := sym.Mul(self.Offset, two)
+		if imag {
+			off = sym.Add(off, c1)
+		}
+		t := viewOf(self, copyExprs(self.Shape), strides, off)
+		t.DType = part
+		return t, nil
+	}
 }

@@ -240,6 +240,23 @@ def cases():
         aten.view_as_real(aten.masked_fill(a, m, 0.5j)), aten.view_as_real(aten.pow(x, 0.5j)),
         aten.view_as_real(aten.where(m, a, 2j)), aten.view_as_real(aten.full_like(a, 1 - 1j))),
         gen(83, 4), torch.tensor([1, -2, 3, 0]), z(84, 4), torch.tensor([True, False, False, True])))
+    zc = z(85, 3, 2)
+    out.append(single("real", aten.real.default, (zc,)))
+    out.append(single("imag", aten.imag.default, (zc,)))
+    out.append(single("real_of_real", aten.real.default, (gen(86, 3),)))
+    out.append(single("conj_physical_c128", aten.conj_physical.default, (zc,)))
+    out.append(single("resolve_conj", aten.resolve_conj.default, (zc,)))
+    out.append(single("resolve_neg", aten.resolve_neg.default, (zc,)))
+    # torch.special's aliases, called by name (Dynamo
+    # graphs and op traces name them; make_fx would show the base op).
+    sx = gen(87, 5, lo=0.1, hi=0.9)
+    for name in ["special_erf", "special_erfc", "special_erfinv", "special_exp2",
+                 "special_expit", "special_expm1", "special_gammaln", "special_log1p", "special_sinc"]:
+        out.append(single(name, getattr(aten, name).default, (sx,)))
+    out.append(single("special_xlogy", aten.special_xlogy.default, (sx, sx * 3)))
+    out.append(single("special_logsumexp", aten.special_logsumexp.default, (x34, [1], True)))
+    out.append(single("special_softmax", aten.special_softmax.default, (x34, 0)))
+    out.append(single("special_log_softmax", aten.special_log_softmax.default, (x34, 1)))
     # Special functions in double (the conformance suite samples float32).
     f64 = torch.float64
     wide = gen(60, 12, dtype=f64, lo=-12.0, hi=12.0)
