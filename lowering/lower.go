@@ -193,7 +193,11 @@ func (l *lowerer) lowerNode(n *ir.Node) error {
 		if symbolicOnly(n) {
 			return nil // Python operators on SymInts: values are sym.Exprs in the types
 		}
-		return noLowering(n, "kiln lowers registry ops only", "no lowering for %s (not a registry op)", n.Target)
+		hint := "kiln lowers registry ops only"
+		if n.Form == ir.FormFunction || n.Form == ir.FormMethod || n.Form == ir.FormOperator {
+			hint = "this is a Dynamo-level graph (torch functions, Tensor methods): kiln types it but lowers ATen graphs; pass the AOT graph PyTorch prints with TORCH_LOGS=aot_graphs"
+		}
+		return noLowering(n, hint, "no lowering for %s (not a registry op)", n.Target)
 	}
 	if r, ok := rules[op.QualifiedName()]; ok {
 		c, err := ops.Bind(n)
