@@ -13,6 +13,11 @@ def nn_cases(gen, case, single):
     out = []
     x4 = gen(101, 1, 2, 4, 5)
     x5 = gen(102, 1, 2, 3, 4, 4)
+    x3 = gen(110, 2, 3, 9)
+    out.append(case("avg_pool1d", lambda x: (aten.avg_pool1d(x, [3]), aten.avg_pool1d(x, [4], [2], [1], True, False),
+                                              aten.avg_pool1d(x[0], [2], [3], [1], False, True)), x3))
+    out.append(case("adaptive_avg_pool1d", lambda x: (aten.adaptive_avg_pool1d(x, [4]), aten.adaptive_avg_pool1d(x[1], [9]),
+                                                       aten.adaptive_avg_pool1d(x.transpose(0, 1), [2])), x3))
     out.append(case("reflection_pad2d", lambda x: aten.reflection_pad2d(x, [1, 2, 3, 0]), x4))
     out.append(case("reflection_pad3d", lambda x: aten.reflection_pad3d(x, [1, 1, 2, 0, 0, 2]), x5))
     out.append(case("replication_pad3d", lambda x: aten.replication_pad3d(x, [2, 0, 1, 1, 0, 3]), x5))
