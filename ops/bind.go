@@ -81,6 +81,9 @@ func DefaultArg(p Param) (ir.Arg, error) {
 		return ir.StringArg(strings.Trim(text, "\"'")), nil
 	}
 	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		if d, ok := scalarTypeCodes[i]; ok && p.Type.Base == TScalarType {
+			return ir.DTypeArg(d), nil // `ScalarType? dtype=4`: c10::ScalarType's number
+		}
 		if p.Type.Base == TFloat {
 			return ir.FloatArg(float64(i)), nil
 		}
@@ -113,6 +116,11 @@ func DefaultArg(p Param) (ir.Arg, error) {
 	}
 	return ir.Arg{}, fmt.Errorf("cannot read default %q of %s", text, p.Name)
 }
+
+// scalarTypeCodes are c10::ScalarType's numbers (c10/core/ScalarType.h), as
+// schema defaults spell a dtype.
+var scalarTypeCodes = map[int64]ir.DType{0: ir.U8, 1: ir.I8, 2: ir.I16, 3: ir.I32, 4: ir.I64, 5: ir.F16, 6: ir.F32,
+	7: ir.F64, 8: ir.C32, 9: ir.C64, 10: ir.C128, 11: ir.Bool, 15: ir.BF16}
 
 func defaultList(p Param, text string) (ir.Arg, error) {
 	body := strings.TrimSpace(text[1 : len(text)-1])

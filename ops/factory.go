@@ -244,3 +244,20 @@ func metaIota(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	return one(env.Contiguous(dt, []sym.Expr{n}, dev)), nil
 }
+
+// metaRandperm is randperm(n): a permutation of 0..n-1, int64 unless dtype
+// says otherwise (the schema's default 4 is ScalarType::Long).
+func metaRandperm(env *Env, c *Call) ([]ir.Type, error) {
+	n, err := c.SymInt("n")
+	if err != nil {
+		return nil, err
+	}
+	if err := env.checkSizes([]sym.Expr{n}); err != nil {
+		return nil, err
+	}
+	dt, dev, err := factoryOptions(c, ir.I64, ir.CPU)
+	if err != nil {
+		return nil, err
+	}
+	return one(env.Contiguous(dt, []sym.Expr{n}, dev)), nil
+}

@@ -33,6 +33,7 @@ func factoryTable() []Entry {
 		newf("new_full", "Scalar fill_value, ", "fill_value"),
 		f("new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, "+tensorOpts+") -> Tensor", newFactory("")),
 		{Schema: "rand(SymInt[] size, *, " + tensorOpts + ") -> Tensor", Kind: KindRandom, Meta: factory("size", ""), Random: true},
+		{Schema: "randperm(SymInt n, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", Kind: KindRandom, Meta: metaRandperm, Random: true},
 		{Schema: "randn(SymInt[] size, *, " + tensorOpts + ") -> Tensor", Kind: KindRandom, Meta: factory("size", ""), Random: true},
 		{Schema: "rand_like(Tensor self, *, " + tensorOpts + ", MemoryFormat? memory_format=None) -> Tensor", Kind: KindRandom, Meta: selfRule(likeFactory), Random: true},
 		{Schema: "randn_like(Tensor self, *, " + tensorOpts + ", MemoryFormat? memory_format=None) -> Tensor", Kind: KindRandom, Meta: selfRule(likeFactory), Random: true},
