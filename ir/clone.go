@@ -5,7 +5,7 @@ package ir
 // validation).
 func Clone(g *Graph) *Graph {
 	c := NewGraph(g.Name)
-	c.ReturnForm, c.Pos = g.ReturnForm, g.Pos
+	c.ReturnForm, c.Pos, c.Module = g.ReturnForm, g.Pos, g.Module
 	vm := map[*Value]*Value{}
 	for _, v := range g.Inputs {
 		nv := c.AddInput(v.Name, cloneType(v.Type), v.Pos)

@@ -17,6 +17,20 @@ type Module struct {
 	Graphs []*Graph
 }
 
+// Submodule finds the module's graph named name ("repeated_subgraph0"), nil
+// when g was read alone or has no such sibling.
+func (g *Graph) Submodule(name string) *Graph {
+	if g.Module == nil {
+		return nil
+	}
+	for _, s := range g.Module.Graphs {
+		if s != g && s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
 // Graph is one FX graph: placeholders, nodes in topological order, outputs.
 type Graph struct {
 	Name string // header class name ("GraphModule", "<lambda>") or "" for bare code
@@ -30,6 +44,10 @@ type Graph struct {
 	// keeps `return add` distinct from `return (add,)`.
 	ReturnForm ReturnForm
 	Pos        diag.Pos // the `def forward` line
+	// Module is the module the graph was read with, nil for a graph built
+	// alone: its other graphs are the submodules that higher-order ops
+	// (invoke_subgraph) call by attribute name.
+	Module *Module
 
 	nextValue, nextNode int
 }

@@ -109,7 +109,8 @@ func IsHigherOrderOp(name string) bool { return pytorchIndex().hops[name] }
 
 // typedHigherOrderOps are the higher-order ops fakeprop types itself
 // (passes/fakeprop/hop.go).
-var typedHigherOrderOps = map[string]bool{"auto_functionalized": true, "auto_functionalized_v2": true, "with_effects": true}
+var typedHigherOrderOps = map[string]bool{"auto_functionalized": true, "auto_functionalized_v2": true, "with_effects": true,
+	"invoke_subgraph": true}
 
 // IsTypedHigherOrderOp reports whether kiln has a rule for the higher-order
 // op name.

@@ -191,6 +191,7 @@ func (p *parser) finishGraph() error {
 	if err := g.finish(); err != nil {
 		return err
 	}
+	g.g.Module = p.mod
 	p.mod.Graphs = append(p.mod.Graphs, g.g)
 	p.g, p.mode, p.className = nil, outside, ""
 	return nil

@@ -3,6 +3,8 @@ package fakeprop
 import (
 	"strings"
 
+	"github.com/kiln-compiler/kiln/passes"
+
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 )
@@ -17,8 +19,11 @@ import (
 // hopNode types a higher-order op; nil types mean "no rule".
 func (r *run) hopNode(n *ir.Node) []ir.Type {
 	name := strings.TrimPrefix(n.Target, "higher_order::")
-	if name == "with_effects" {
+	switch name {
+	case "with_effects":
 		return r.withEffects(n)
+	case "invoke_subgraph":
+		return r.invokeSubgraph(n)
 	}
 	if name != "auto_functionalized" && name != "auto_functionalized_v2" || len(n.Args) == 0 || n.Args[0].Kind != ir.ArgOpRef {
 		return nil
@@ -98,4 +103,44 @@ func (r *run) withEffects(n *ir.Node) []ir.Type {
 	t := n.Args[0].Value.Type.Tensor
 	token := r.env.Fresh(t.DType, append([]sym.Expr{}, t.Shape...), append([]sym.Expr{}, t.Strides...), t.Device)
 	return []ir.Type{{Kind: ir.KindList, Elems: append([]ir.Type{ir.TensorOf(token)}, results...)}}
+}
+
+// invokeSubgraph types invoke_subgraph(subgraph, identifier, *operands)
+// (torch/_higher_order_ops/invoke_subgraph.py, from
+// torch.compiler.nested_compile_region): the subgraph, printed as a class
+// beside the graph that calls it, run on the operands' types; its outputs
+// are the node's results, each in fresh storage.
+func (r *run) invokeSubgraph(n *ir.Node) []ir.Type {
+	if len(n.Args) < 2 || n.Args[0].Kind != ir.ArgValue || n.Args[0].Value.Def == nil {
+		return nil
+	}
+	attr := n.Args[0].Value.Def
+	sub := r.g.Submodule(strings.TrimPrefix(attr.Target, "self."))
+	if attr.Form != ir.FormGetAttr || sub == nil || len(sub.Inputs) != len(n.Args)-2 {
+		return nil
+	}
+	call := ir.Clone(sub)
+	for i, in := range call.Inputs {
+		a := n.Args[2+i]
+		if a.Kind != ir.ArgValue || !a.Value.Type.IsKnown() {
+			return nil
+		}
+		in.Type = a.Value.Type
+	}
+	ctx := passes.NewContext(r.ctx.Config)
+	if _, err := r.p.Run(ctx, call); err != nil || ctx.Diags.HasErrors() {
+		return nil
+	}
+	elems := make([]ir.Type, len(call.Outputs))
+	for i, o := range call.Outputs {
+		if o.Kind != ir.ArgValue || !o.Value.Type.IsKnown() {
+			return nil
+		}
+		elems[i] = o.Value.Type
+		if t := o.Value.Type; t.Kind == ir.KindTensor {
+			tt := t.Tensor
+			elems[i] = ir.TensorOf(r.env.Fresh(tt.DType, append([]sym.Expr{}, tt.Shape...), append([]sym.Expr{}, tt.Strides...), tt.Device))
+		}
+	}
+	return []ir.Type{{Kind: ir.KindList, Elems: elems}}
 }

@@ -72,6 +72,9 @@ func (r *run) node(n *ir.Node) error {
 	case ir.FormFunction:
 		types, err = r.pythonNode(n)
 	case ir.FormGetAttr:
+		if r.g.Submodule(strings.TrimPrefix(n.Target, "self.")) != nil {
+			return nil // a submodule a higher-order op calls: not a value with a type
+		}
 		r.fromAnnotations(n, WhyAttribute)
 		return nil
 	default:

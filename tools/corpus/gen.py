@@ -166,6 +166,12 @@ def main():
     if want(112): write(112, "compile_with_effects_print", "two aten._print calls between tensor ops: AOTAutograd threads an effect token through higher_order.with_effects",
           capture(effects, torch.randn(3)))
 
+    @torch.compiler.nested_compile_region
+    def region(x, w):
+        return torch.relu(x @ w) + 1
+    if want(113): write(113, "compile_invoke_subgraph", "a torch.compiler.nested_compile_region called twice: AOTAutograd prints higher_order.invoke_subgraph calls and the repeated subgraph as a nested class, one train step",
+          capture(lambda x, w: region(region(x, w), w).sum(), torch.randn(4, 4, requires_grad=True), torch.randn(4, 4, requires_grad=True)))
+
     for num, name, what, model, inputs in hf_models():
         if want(num):
             write(num, f"compile_hf_{name}_train", f"Hugging Face {what} (transformers, random weights, config below) in train mode (dropout on), loss = last_hidden_state.sum(), one train step",
