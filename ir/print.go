@@ -2,8 +2,10 @@ package ir
 
 import (
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Print renders every graph of m as FX readable text, separated by a blank line.
@@ -65,11 +67,52 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 	return n, err
 }
 
-func (g *Graph) write(b *strings.Builder) { g.writeFlushing(b, nil) }
+// write prints g into b. A large graph is printed in chunks of nodes on
+// every core (each chunk knows the stack comment before it and the shared
+// release lists), joined in order: the text is the same as one pass's.
+func (g *Graph) write(b *strings.Builder) {
+	workers := min(runtime.GOMAXPROCS(0), len(g.Nodes)/parallelPrintChunk)
+	if workers < 2 {
+		g.writeFlushing(b, nil)
+		return
+	}
+	g.writeHeader(b)
+	releases := g.lastUses()
+	parts := make([]strings.Builder, workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := len(g.Nodes)*w/workers, len(g.Nodes)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stack := ""
+			if lo > 0 {
+				stack = g.Nodes[lo-1].Stack
+			}
+			g.writeNodes(&parts[w], g.Nodes[lo:hi], stack, releases, nil)
+		}()
+	}
+	wg.Wait()
+	for w := range parts {
+		b.WriteString(parts[w].String())
+	}
+	b.WriteString("        " + g.returnString() + "\n")
+}
+
+// parallelPrintChunk is the fewest nodes worth a goroutine of their own.
+const parallelPrintChunk = 20000
 
 // writeFlushing prints g into b, handing b to flush (when set) whenever it
 // holds 32 KiB or more.
 func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) {
+	g.writeHeader(b)
+	g.writeNodes(b, g.Nodes, "", g.lastUses(), flush)
+	b.WriteString("        " + g.returnString() + "\n")
+}
+
+// writeHeader prints the title comment, the class line and forward's
+// signature with the inputs' attribute comments.
+func (g *Graph) writeHeader(b *strings.Builder) {
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"
@@ -92,9 +135,12 @@ func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) 
 			b.WriteString("        # " + v.Name + ": " + v.Attrs.String() + "\n")
 		}
 	}
-	releases := g.lastUses()
-	stack := ""
-	for _, n := range g.Nodes {
+}
+
+// writeNodes prints nodes, each after the stack comment that changed before
+// it (stack is the comment in force before the first).
+func (g *Graph) writeNodes(b *strings.Builder, nodes []*Node, stack string, releases map[stmtKey][]string, flush func(*strings.Builder)) {
+	for _, n := range nodes {
 		if n.Stack != stack {
 			if n.Stack != "" {
 				b.WriteString("        " + n.Stack + "\n")
@@ -106,7 +152,6 @@ func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) 
 			flush(b)
 		}
 	}
-	b.WriteString("        " + g.returnString() + "\n")
 }
 
 // stmtKey names one printed statement: a node (result -1) or the getitem
