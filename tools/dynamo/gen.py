@@ -234,9 +234,10 @@ def dynamic_seq(x, w):
 
 def hf_runs():
     """Small random-weight Hugging Face models (their real modeling code):
-    GPT-2, BERT, Llama, T5 encoder, ViT. Needs transformers."""
+    GPT-2, BERT, Llama, T5 encoder, ViT, and eight more. Needs transformers."""
     import transformers as tf
     tf.logging.set_verbosity_error()
+    ids = lambda: {"input_ids": torch.randint(0, 100, (2, 7))}  # noqa: E731
     return tf.__version__, [
         ("hf_gpt2", tf.GPT2Model(tf.GPT2Config(n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=64,
                                                bos_token_id=0, eos_token_id=0)).eval(),
@@ -253,6 +254,28 @@ def hf_runs():
         ("hf_vit", tf.ViTModel(tf.ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                                             intermediate_size=64, image_size=16, patch_size=4)).eval(),
          (), {"pixel_values": torch.randn(2, 3, 16, 16)}),
+        # Added after kiln typed them exactly on first contact (no change was needed): a check on models its
+        # Dynamo routing was not built from.
+        ("hf_distilbert", tf.DistilBertModel(tf.DistilBertConfig(dim=32, n_layers=2, n_heads=4, hidden_dim=64,
+                                                                 vocab_size=100)).eval(), (), ids()),
+        ("hf_roberta", tf.RobertaModel(tf.RobertaConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                        intermediate_size=64, vocab_size=100)).eval(), (), ids()),
+        ("hf_mistral", tf.MistralModel(tf.MistralConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                        num_key_value_heads=2, intermediate_size=64,
+                                                        vocab_size=100)).eval(), (), ids()),
+        ("hf_bart", tf.BartModel(tf.BartConfig(d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=4,
+                                               decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                                               vocab_size=100)).eval(), (), ids()),
+        ("hf_clip_text", tf.CLIPTextModel(tf.CLIPTextConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                            intermediate_size=64, vocab_size=100)).eval(), (), ids()),
+        ("hf_convnext", tf.ConvNextModel(tf.ConvNextConfig(hidden_sizes=[8, 16], depths=[1, 1], num_stages=2,
+                                                           image_size=32)).eval(),
+         (), {"pixel_values": torch.randn(2, 3, 32, 32)}),
+        ("hf_resnet", tf.ResNetModel(tf.ResNetConfig(hidden_sizes=[8, 16], depths=[1, 1], embedding_size=8)).eval(),
+         (), {"pixel_values": torch.randn(2, 3, 32, 32)}),
+        ("hf_qwen2", tf.Qwen2Model(tf.Qwen2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                  num_key_value_heads=2, intermediate_size=64, vocab_size=100)).eval(),
+         (), ids()),
     ]
 
 
