@@ -54,9 +54,17 @@ func toDevice(args []ir.Arg, kwargs []ir.Kwarg) ([]ir.Arg, []ir.Kwarg) {
 }
 
 // pythonOnly are keywords of the Python wrappers that ATen has no
-// parameter for and that do not change the result's type.
-var pythonOnly = map[string]bool{"inplace": true, "_stacklevel": true, "size_average": true, "reduce": true,
-	"max_norm": true, "norm_type": true, "return_indices": true}
+// parameter for. Those that leave the result's type as it is may take any
+// value; the others only their default (None, or False), since
+// reduce=False or return_indices=True change what the call returns.
+var pythonOnly = map[string]func(ir.Arg) bool{
+	"inplace": anyValue, "_stacklevel": anyValue, "max_norm": anyValue, "norm_type": anyValue,
+	"size_average": isNone, "reduce": isNone, "return_indices": isFalse,
+}
+
+func anyValue(ir.Arg) bool  { return true }
+func isNone(a ir.Arg) bool  { return a.Kind == ir.ArgNone }
+func isFalse(a ir.Arg) bool { return a.Kind == ir.ArgBool && !a.Bool }
 
 var reductionEnum = map[string]map[string]int64{"reduction": {"none": 0, "mean": 1, "sum": 2}}
 
@@ -260,7 +268,10 @@ func (c pyCallable) normalize(args []ir.Arg, kwargs []ir.Kwarg) ([]ir.Arg, []ir.
 		if to, ok := c.rename[k.Name]; ok {
 			k.Name = to
 		}
-		if pythonOnly[k.Name] {
+		if drop, ok := pythonOnly[k.Name]; ok {
+			if !drop(k.Arg) {
+				return nil, nil, fmt.Errorf("%s=%s is not modelled", k.Name, k.Arg)
+			}
 			continue
 		}
 		if m, ok := c.enums[k.Name]; ok && k.Arg.Kind == ir.ArgString {
