@@ -296,6 +296,15 @@ def cases():
     lm_x = gen(45, 1, 2, 5, 5)
     _, offs = prims._low_memory_max_pool_with_offsets(lm_x, [3, 3], [2, 2], [1, 1], [1, 1], False)
     out.append(case("low_memory_max_pool_offsets_to_indices", lambda o: prims._low_memory_max_pool_offsets_to_indices(o, [3, 3], [5, 5], [2, 2], [1, 1], [1, 1]), offs))
+    # CPU scaled_dot_product_attention: the flash kernel keeps the query's
+    # layout (empty_like(query)); the math path (another value head dim, a
+    # strided last dim, dropout) returns a contiguous result.
+    q, k, v = (gen(120 + i, 2, 5, 4, 8).transpose(1, 2) for i in range(3))
+    sdpa = aten.scaled_dot_product_attention.default
+    out.append(single("sdpa_cpu_flash_query_layout", sdpa, [q, k, v], {"is_causal": True}))
+    out.append(single("sdpa_cpu_math_value_head_dim", sdpa, [q, k, gen(123, 2, 4, 5, 16)]))
+    out.append(single("sdpa_cpu_math_strided_last_dim", sdpa, [q, k, gen(124, 2, 4, 8, 5).transpose(-1, -2)]))
+    out.append(single("sdpa_cpu_math_dropout", sdpa, [q, k, v], {"dropout_p": 0.5}, values=False))
     out += linalg_cases(gen, case, single)
     out += nn_cases(gen, case, single)
     return out
