@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"math"
 )
 
 // native_group_norm and its backward: input [N, C, *] is normalized over
@@ -31,19 +30,7 @@ func groupDims(c *call, x *Tensor) (n, ch, hw, g int64, err error) {
 }
 
 func kGroupNorm(c *call) ([]any, error) {
-	x, err := c.tensor("input")
-	if err != nil {
-		return nil, err
-	}
-	w, err := c.optTensor("weight")
-	if err != nil {
-		return nil, err
-	}
-	b, err := c.optTensor("bias")
-	if err != nil {
-		return nil, err
-	}
-	eps, err := c.float("eps")
+	x, w, b, eps, err := normArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -51,20 +38,8 @@ func kGroupNorm(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	xs, ws, bs := contiguous(x).Floats(), floatsOrNil(w), floatsOrNil(b)
-	out := make([]float64, len(xs))
-	means, rstds := make([]float64, n*g), make([]float64, n*g)
-	size := ch / g * hw
-	for r := int64(0); r < n*g; r++ {
-		row := xs[r*size : (r+1)*size]
-		mean, vr := meanVar(row)
-		rstd := 1 / math.Sqrt(vr+eps)
-		means[r], rstds[r] = mean, rstd
-		for i, v := range row {
-			k := r*size + int64(i)
-			out[k] = normalize(v, mean, rstd, ws, bs, (k/hw)%ch)
-		}
-	}
+	out, means, rstds := normalizeRows(contiguous(x).Floats(), n*g, ch/g*hw, eps, floatsOrNil(w), floatsOrNil(b),
+		func(k int64) int64 { return (k / hw) % ch })
 	dev := x.Device()
 	return []any{FromFloatsOn(x.DType, x.Shape, out, dev), FromFloatsOn(x.DType, []int64{n, g}, means, dev),
 		FromFloatsOn(x.DType, []int64{n, g}, rstds, dev)}, nil

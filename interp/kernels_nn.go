@@ -152,25 +152,48 @@ func softmaxBackward(log bool) kernel {
 	}
 }
 
+// normArgs reads a normalization's input, optional affine weight and
+// bias, and eps (layer norm, group norm).
+func normArgs(c *call) (x, w, b *Tensor, eps float64, err error) {
+	if x, err = c.tensor("input"); err != nil {
+		return
+	}
+	if w, err = c.optTensor("weight"); err != nil {
+		return
+	}
+	if b, err = c.optTensor("bias"); err != nil {
+		return
+	}
+	eps, err = c.float("eps")
+	return
+}
+
+// normalizeRows normalizes each of rows rows of size elements by its own mean and
+// 1/sqrt(var + eps), then applies the affine weight and bias at
+// affine(element index); it returns the result and each row's mean and
+// rstd.
+func normalizeRows(xs []float64, rows, size int64, eps float64, ws, bs []float64, affine func(int64) int64) (out, means, rstds []float64) {
+	out, means, rstds = make([]float64, len(xs)), make([]float64, rows), make([]float64, rows)
+	for r := int64(0); r < rows; r++ {
+		row := xs[r*size : (r+1)*size]
+		mean, vr := meanVar(row)
+		rstd := 1 / math.Sqrt(vr+eps)
+		means[r], rstds[r] = mean, rstd
+		for i, v := range row {
+			k := r*size + int64(i)
+			out[k] = normalize(v, mean, rstd, ws, bs, affine(k))
+		}
+	}
+	return out, means, rstds
+}
+
 // kLayerNorm is native_layer_norm (out, mean, rstd) and layer_norm (out).
 func kLayerNorm(c *call) ([]any, error) {
-	x, err := c.tensor("input")
+	x, w, b, eps, err := normArgs(c)
 	if err != nil {
 		return nil, err
 	}
 	shape, err := c.intList("normalized_shape")
-	if err != nil {
-		return nil, err
-	}
-	w, err := c.optTensor("weight")
-	if err != nil {
-		return nil, err
-	}
-	b, err := c.optTensor("bias")
-	if err != nil {
-		return nil, err
-	}
-	eps, err := c.float("eps")
 	if err != nil {
 		return nil, err
 	}
@@ -181,25 +204,8 @@ func kLayerNorm(c *call) ([]any, error) {
 	}
 	inner := numel(shape)
 	outer := numel(x.Shape) / max(inner, 1)
-	xs := x.Floats()
-	var ws, bs []float64
-	if w != nil {
-		ws = w.Floats()
-	}
-	if b != nil {
-		bs = b.Floats()
-	}
-	out := make([]float64, len(xs))
-	means, rstds := make([]float64, outer), make([]float64, outer)
-	for g := int64(0); g < outer; g++ {
-		row := xs[g*inner : (g+1)*inner]
-		mean, vr := meanVar(row)
-		rstd := 1 / math.Sqrt(vr+eps)
-		means[g], rstds[g] = mean, rstd
-		for i, v := range row {
-			out[g*inner+int64(i)] = normalize(v, mean, rstd, ws, bs, int64(i))
-		}
-	}
+	out, means, rstds := normalizeRows(x.Floats(), outer, inner, eps, floatsOrNil(w), floatsOrNil(b),
+		func(k int64) int64 { return k % inner })
 	res := FromFloatsOn(x.DType, x.Shape, out, x.Device())
 	if c.op.Schema.Name == "layer_norm" {
 		return one(res)
