@@ -84,18 +84,26 @@ func TestCorpusAgreement(t *testing.T) {
 	}
 }
 
-func (st *corpusStats) graph(t *testing.T, name string, g *ir.Graph) {
+// inferFromInputs forgets every node's type and runs fakeprop again, going
+// on past errors and not checking annotations: what kiln infers from the
+// graph's inputs alone.
+func inferFromInputs(t *testing.T, name string, g *ir.Graph, cfg passes.Config) *passes.Context {
 	for _, n := range g.Nodes {
 		for _, v := range n.Results {
 			v.Type = ir.Type{}
 		}
 	}
-	ctx := passes.NewContext(passes.Config{CaptureScalarOutputs: true, CaptureDynamicOutputShapeOps: true,
-		Extra: map[string]any{fakeprop.ExtraRegistry: st.reg}})
+	ctx := passes.NewContext(cfg)
 	p, err := passes.Parse("fakeprop{keep-going;no-check}")
 	require.NoError(t, err)
 	_, err = p.Steps[0].Pass.Run(ctx, g)
 	require.NoError(t, err, name)
+	return ctx
+}
+
+func (st *corpusStats) graph(t *testing.T, name string, g *ir.Graph) {
+	ctx := inferFromInputs(t, name, g, passes.Config{CaptureScalarOutputs: true, CaptureDynamicOutputShapeOps: true,
+		Extra: map[string]any{fakeprop.ExtraRegistry: st.reg}})
 	fromAnnot := map[string]string{}
 	for _, d := range ctx.Diags.Items {
 		if d.Code == fakeprop.RemarkFromAnnotation {

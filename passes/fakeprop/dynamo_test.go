@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/frontend/fx"
-	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 	"github.com/kiln-compiler/kiln/passes/fakeprop"
@@ -33,16 +32,7 @@ func TestDynamoGraphsTyped(t *testing.T) {
 		res, err := fx.Parse(file, src, fx.Options{Lookup: ops.LookupSchema})
 		require.NoError(t, err, file)
 		for _, g := range res.Module.Graphs {
-			for _, n := range g.Nodes {
-				for _, v := range n.Results {
-					v.Type = ir.Type{}
-				}
-			}
-			ctx := passes.NewContext(passes.Config{})
-			p, err := passes.Parse("fakeprop{keep-going;no-check}")
-			require.NoError(t, err)
-			_, err = p.Steps[0].Pass.Run(ctx, g)
-			require.NoError(t, err, file)
+			ctx := inferFromInputs(t, file, g, passes.Config{})
 			why := map[string]string{}
 			for _, d := range ctx.Diags.Items {
 				if d.Code == fakeprop.RemarkFromAnnotation || d.Severity >= 2 || d.Code == "fakeprop" {
