@@ -135,7 +135,8 @@ func metaEinsum(env *Env, c *Call) ([]ir.Type, error) {
 	}
 	in, src := ts[0], stridesOf(ts[0])
 	strides := make([]sym.Expr, 0, len(shape))
-	strides = append(strides, src[spec.ellipsisAt:spec.ellipsisAt+len(spec.ellipsis)]...)
+	at := max(spec.ellAt[0], 0)
+	strides = append(strides, src[at:at+len(spec.ellipsis)]...)
 	for _, l := range spec.out {
 		s := sym.Expr(c0)
 		for d, x := range spec.labels[0] {
@@ -151,20 +152,20 @@ func metaEinsum(env *Env, c *Call) ([]ir.Type, error) {
 // einsumSpec is a parsed equation: labels per operand (ellipsis removed),
 // the output labels, each label's size, the ellipsis dims' broadcast sizes.
 type einsumSpec struct {
-	labels     [][]byte
-	out        []byte
-	size       map[byte]sym.Expr
-	ellipsis   []sym.Expr
-	ellipsisAt int // where the ellipsis starts in operand 0
-	hasEll     []bool
-	sums       bool // a label is summed away
+	labels   [][]byte
+	out      []byte
+	size     map[byte]sym.Expr
+	ellipsis []sym.Expr
+	ellAt    []int // per operand: the label index the ellipsis stands at, -1 without one
+	ellN     []int // per operand: how many dims its ellipsis covers
+	sums     bool  // a label is summed away
 }
 
 // dimOf maps operand k's d-th label to its tensor dim, skipping the
 // ellipsis dims.
 func (s *einsumSpec) dimOf(k, d int) int {
-	if s.hasEll[k] && d >= s.ellipsisAt {
-		return d + len(s.ellipsis)
+	if s.ellAt[k] >= 0 && d >= s.ellAt[k] {
+		return d + s.ellN[k]
 	}
 	return d
 }
@@ -174,24 +175,27 @@ func parseEinsum(eq string, ts []*ir.TensorType) (*einsumSpec, error) {
 	lhs, rhs, explicit := strings.Cut(eq, "->")
 	ops := strings.Split(lhs, ",")
 	if len(ops) != len(ts) {
-		return nil, Errorf(CodeShape, "", "einsum(): more operands were provided than specified in the equation")
+		return nil, Errorf(CodeShape, "", "einsum(): %s operands were provided than specified in the equation",
+			map[bool]string{true: "fewer", false: "more"}[len(ts) < len(ops)])
 	}
-	s := &einsumSpec{size: map[byte]sym.Expr{}, hasEll: make([]bool, len(ts))}
+	s := &einsumSpec{size: map[byte]sym.Expr{}, ellAt: make([]int, len(ts)), ellN: make([]int, len(ts))}
 	count := map[byte]int{}
 	for k, op := range ops {
 		before, after, ell := strings.Cut(op, "...")
 		labels := []byte(before + after)
 		s.labels = append(s.labels, labels)
-		s.hasEll[k] = ell
+		s.ellAt[k], s.ellN[k] = -1, 0
 		nell := ts[k].Rank() - len(labels)
-		if nell < 0 || !ell && nell != 0 {
-			return nil, Errorf(CodeShape, "", "einsum(): the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d%s",
-				len(labels), ts[k].Rank(), k, map[bool]string{true: "", false: " and no ellipsis was given"}[ell])
+		switch {
+		case !ell && nell != 0:
+			return nil, Errorf(CodeShape, "", "einsum(): the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d and no ellipsis was given",
+				len(labels), ts[k].Rank(), k)
+		case nell < 0:
+			return nil, Errorf(CodeShape, "", "einsum(): the number of subscripts in the equation (%d) is more than the number of dimensions (%d) for operand %d",
+				len(labels), ts[k].Rank(), k)
 		}
 		if ell {
-			if k == 0 {
-				s.ellipsisAt = len(before)
-			}
+			s.ellAt[k], s.ellN[k] = len(before), nell
 			for i := 0; i < nell; i++ { // broadcast right-aligned
 				d := ts[k].Shape[len(before)+i]
 				j := len(s.ellipsis) - nell + i
@@ -207,7 +211,7 @@ func parseEinsum(eq string, ts []*ir.TensorType) (*einsumSpec, error) {
 		for d, l := range labels {
 			count[l]++
 			if old, ok := s.size[l]; !ok || isOne(old) {
-				s.size[l] = ts[k].Shape[s.dimOfFor(k, d, len(before), nell)]
+				s.size[l] = ts[k].Shape[s.dimOf(k, d)]
 			}
 		}
 	}
@@ -231,13 +235,6 @@ func parseEinsum(eq string, ts []*ir.TensorType) (*einsumSpec, error) {
 		}
 	}
 	return s, nil
-}
-
-func (s *einsumSpec) dimOfFor(k, d, before, nell int) int {
-	if s.hasEll[k] && d >= before {
-		return d + nell
-	}
-	return d
 }
 
 // ruleGroupNorm: native_group_norm's output, in the memory format the
