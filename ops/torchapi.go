@@ -109,8 +109,6 @@ var pyCallables = map[string]pyCallable{
 	"method.byte":            {packet: "aten::to", fixed: dtypeKw(ir.U8)},
 	"method.bool":            {packet: "aten::to", fixed: dtypeKw(ir.Bool)},
 	"method.type_as":         {packet: "aten::to", sig: []string{"self", "other"}},
-	"method.T":               {packet: "aten::numpy_T"},
-	"torch.Tensor.T":         {packet: "aten::numpy_T"},
 }
 
 // pyPrefixes route a callable to the ATen packet named by its last part,
