@@ -454,28 +454,11 @@ func kProdC(c *call) ([]any, error) {
 
 // kCumprodC is the running product along dim of a complex tensor.
 func kCumprodC(c *call) ([]any, error) {
-	t, d, err := c.selfInt("dim")
-	if err != nil {
-		return nil, err
-	}
-	dt, ok, err := c.dtype("dtype")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		dt = t.DType
-	}
-	w, err := wrapDim(d, t.Dim())
-	if err != nil {
-		return nil, err
-	}
-	out, err := toCopy(t, dt, t.Device(), "contiguous_format")
-	if err != nil || t.Dim() == 0 {
+	out, offs, n, err := scan(c, func(dt ir.DType) ir.DType { return dt })
+	if err != nil || offs == nil {
 		return oneT(out, err)
 	}
-	moved, _ := transposeDims(out, int64(w), int64(t.Dim()-1))
-	offs := moved.offsets()
-	n := t.Shape[w]
+	dt := out.DType
 	for start := int64(0); start < int64(len(offs)); start += n {
 		p := complex128(1)
 		for _, o := range offs[start : start+n] {

@@ -531,31 +531,42 @@ func vectorNorm(t *Tensor, ord float64, dims []int64, keepdim bool, dt ir.DType)
 	}, nil)
 }
 
+// scan reads a running op along dim (cumsum, cumprod): self copied to the
+// result dtype (dtype, else defaultDType of self's), and the offsets of the
+// copy's elements in runs of n along dim. A 0-d self is its own result
+// (offs nil).
+func scan(c *call, defaultDType func(ir.DType) ir.DType) (out *Tensor, offs []int64, n int64, err error) {
+	t, d, err := c.selfInt("dim")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	dt, ok, err := c.dtype("dtype")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if !ok {
+		dt = defaultDType(t.DType)
+	}
+	w, err := wrapDim(d, t.Dim())
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	out, err = toCopy(t, dt, t.Device(), "contiguous_format")
+	if err != nil || t.Dim() == 0 {
+		return out, nil, 0, err
+	}
+	moved, _ := transposeDims(out, int64(w), int64(t.Dim()-1))
+	return out, moved.offsets(), t.Shape[w], nil
+}
+
 // cumulative is cumsum/cumprod along dim (ints accumulate in int64).
 func cumulative(product bool) kernel {
 	return func(c *call) ([]any, error) {
-		t, d, err := c.selfInt("dim")
-		if err != nil {
-			return nil, err
-		}
-		dt, ok, err := c.dtype("dtype")
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			dt = sumDType(t.DType)
-		}
-		w, err := wrapDim(d, t.Dim())
-		if err != nil {
-			return nil, err
-		}
-		out, err := toCopy(t, dt, t.Device(), "contiguous_format")
-		if err != nil || t.Dim() == 0 {
+		out, offs, n, err := scan(c, sumDType)
+		if err != nil || offs == nil {
 			return oneT(out, err)
 		}
-		moved, _ := transposeDims(out, int64(w), int64(t.Dim()-1))
-		offs := moved.offsets()
-		n := t.Shape[w]
+		dt := out.DType
 		round := rounderFor(dt)
 		if dt != ir.F32 && dt.IsFloat() {
 			round = rounderFor(ir.F32)
