@@ -305,6 +305,19 @@ def cases():
     out.append(single("sdpa_cpu_math_value_head_dim", sdpa, [q, k, gen(123, 2, 4, 5, 16)]))
     out.append(single("sdpa_cpu_math_strided_last_dim", sdpa, [q, k, gen(124, 2, 4, 8, 5).transpose(-1, -2)]))
     out.append(single("sdpa_cpu_math_dropout", sdpa, [q, k, v], {"dropout_p": 0.5}, values=False))
+    # Composites only Dynamo-level graphs hold (ops/table_dynamo.go): their
+    # fake types, on layouts the rules must keep.
+    cl = gen(125, 2, 6, 3, 4).to(memory_format=torch.channels_last)
+    out.append(single("group_norm_channels_last", aten.group_norm.default, [cl, 3], values=False))
+    out.append(single("dropout_train_permuted", aten.dropout.default, [gen(126, 3, 4, 5).permute(2, 0, 1), 0.5, True], values=False))
+    out.append(single("dropout_eval_alias", aten.dropout.default, [gen(126, 3, 4, 5).permute(2, 0, 1), 0.5, False], values=False))
+    out.append(single("one_hot", aten.one_hot.default, [torch.tensor([[0, 2], [1, 3]]), 5], values=False))
+    logits = gen(127, 4, 5, 3)
+    out.append(single("cross_entropy_loss_none", aten.cross_entropy_loss.default, [logits, torch.tensor([[0, 1, 2]] * 4)], {"reduction": 0}, values=False))
+    out.append(single("cross_entropy_loss_probs_mean", aten.cross_entropy_loss.default, [logits, gen(128, 4, 5, 3).softmax(1)], values=False))
+    out.append(single("nll_loss_nd_none", aten.nll_loss_nd.default, [logits, torch.tensor([[0, 1, 2]] * 4)], {"reduction": 0}, values=False))
+    out.append(single("unflatten_transposed", aten.unflatten.int, [gen(129, 6, 4).t(), 1, [2, -1]], values=False))
+    out.append(single("numpy_T_3d", aten.numpy_T.default, [gen(130, 2, 3, 4)], values=False))
     out += linalg_cases(gen, case, single)
     out += nn_cases(gen, case, single)
     return out
