@@ -223,6 +223,10 @@ func metaSDPA(env *Env, c *Call) ([]ir.Type, error) {
 	return one(env.Contiguous(q.DType, shape, q.Device)), nil
 }
 
+// flashCPUDTypes are the dtypes the CPU flash kernel takes (float, double,
+// bfloat16, half); float8 inputs take the math path.
+var flashCPUDTypes = map[ir.DType]bool{ir.F32: true, ir.F64: true, ir.BF16: true, ir.F16: true}
+
 // sdpaFlashOnCPU reports whether PyTorch's CPU backend choice
 // (sdp_utils_cpp.cpp, use_flash_attention_cpp) takes the flash kernel for
 // this call rather than the math path: 4-D floating inputs, one head size,
@@ -234,7 +238,7 @@ func sdpaFlashOnCPU(c *Call, qkv []*ir.TensorType) bool {
 	}
 	e := qkv[0].Shape[qkv[0].Rank()-1]
 	for _, t := range qkv {
-		if !t.Device.IsCPU() || t.Rank() != 4 || !t.DType.IsFloat() || !sym.Equal(t.Shape[3], e) {
+		if !t.Device.IsCPU() || t.Rank() != 4 || !flashCPUDTypes[t.DType] || !sym.Equal(t.Shape[3], e) {
 			return false
 		}
 		if t.Strides == nil || !sym.Equal(t.Strides[3], c1) {
