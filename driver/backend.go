@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,6 +64,10 @@ type Program struct {
 	Go        string // generated Go source, when BackendOptions.Go
 	CUDA      string // generated CUDA C, when BackendOptions.CUDA
 	Elapsed   time.Duration
+	// Streamed says the stages' texts went to the run's Dumps as each
+	// stage made them, and their report columns with them: PreFusion, Go,
+	// the Passes' texts (and CUDA, unless Dumps.PTX) are empty then.
+	Streamed bool
 	// Passes are the back-end stages as the manager measured them, with
 	// each one's output (the report's columns).
 	Passes []passes.PassResult
@@ -82,13 +87,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		return nil, err
 	}
 	m := run.manager
-	m.KeepText, m.AfterPass, m.TrustUnchanged = true, nil, true
-	if prog := run.Progress; prog != nil {
-		m.AfterPass = func(s passes.Step, _, after *ir.Graph, _ *passes.PassResult) error {
-			prog.Stage(s.Info.Name+" done", len(after.Nodes), "nodes")
-			return nil
-		}
-	}
+	m.KeepText, m.AfterPass, m.AfterStage, m.TrustUnchanged = true, nil, nil, true
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
 		if d := checkStridedBounds(g); d != nil {
@@ -97,8 +96,22 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		}
 		run.Progress.Stage("back end", len(g.Nodes), "nodes")
 		u := &passes.Unit{Name: fmt.Sprintf("graph%d", gi), Graph: g}
+		var rec *report.Recorder
 		if gi < len(run.Stages) && len(run.Stages[gi].Columns) > 0 { // the graph as the last pass printed it
-			u.Printed = run.Stages[gi].Columns[len(run.Stages[gi].Columns)-1].Text
+			rec = run.Stages[gi]
+			u.Printed = rec.Columns[len(rec.Columns)-1].Text
+		}
+		streamed := run.dumps != nil && rec != nil
+		m.AfterStage = func(s passes.Step, u *passes.Unit, pr *passes.PassResult) error {
+			run.Progress.Stage(s.Info.Name+" done", len(g.Nodes), "nodes")
+			if !streamed {
+				return nil
+			}
+			if lp, ok := u.Prog.(*loopProg); ok && lp.code == nil { // the code generators stream into their dumps
+				lp.code = run.dumps.spills(u.Name)
+			}
+			run.dumps.backendColumn(rec, u, pr)
+			return nil
 		}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
 		res, err := m.RunUnit(pipe, ctx, u)
@@ -113,6 +126,12 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 			continue
 		}
 		p := newProgram(g, u, res.Passes)
+		if p.Streamed = streamed; streamed {
+			p.Go = ""
+			if !run.dumps.PTX {
+				p.CUDA = ""
+			}
+		}
 		if run.Stages == nil { // no report: keep only ir_pre_fusion's text
 			for i := range p.Passes {
 				p.Passes[i].Text = ""
@@ -173,67 +192,92 @@ func (p *Program) nextPass(i int) string {
 // after each stage, and the code each code generator emitted.
 func (p *Program) AddColumns(rec *report.Recorder) {
 	for _, pr := range p.Passes {
-		info, _ := passes.Lookup(pr.Pass)
-		rec.Columns = append(rec.Columns, report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text, Lines: pr.Lines})
+		rec.Columns = append(rec.Columns, backendColumn(rec, p.Name(), pr))
 	}
 }
 
-// AddToReport adds p's back-end columns (AddColumns; the first, the loop
-// IR, is a new language, not lines "added" to the graph) and its kernels
-// to the report of its graph.
-func (p *Program) AddToReport(rec *report.Recorder) {
-	first := len(rec.Columns)
-	p.AddColumns(rec)
-	if first < len(rec.Columns) {
-		rec.Columns[first].NewForm = true
+// backendColumn is a back-end stage's report column: the loop IR it left,
+// or the code it emitted, with the file that holds it. The first is a new
+// language (the loop IR after the graph), as is code.
+func backendColumn(rec *report.Recorder, name string, pr passes.PassResult) report.Column {
+	info, _ := passes.Lookup(pr.Pass)
+	c := report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text, Lines: pr.Lines, NewForm: info.Emits,
+		File: backendFiles[pr.Pass]}
+	if c.File != "" {
+		c.File = name + c.File
 	}
-	for i := first; i < len(rec.Columns); i++ {
-		c := &rec.Columns[i]
-		switch c.Title {
-		case "lower":
-			c.File = p.Name() + ".ir_pre_fusion.txt"
-		case "plan":
-			c.File = p.Name() + ".ir_post_fusion.txt"
-		case "go":
-			c.File, c.NewForm = p.Name()+".go", true
-		case "cuda":
-			c.File, c.NewForm = p.Name()+".cu", true
+	if n := len(rec.Columns); n == 0 || !isBackend(rec.Columns[n-1].Title) {
+		c.NewForm = true
+	}
+	return c
+}
+
+// backendFiles are the dumps of the back-end stages, after the program's name.
+var backendFiles = map[string]string{"lower": ".ir_pre_fusion.txt", "plan": ".ir_post_fusion.txt", "go": ".go", "cuda": ".cu"}
+
+func isBackend(stage string) bool {
+	for _, info := range backEnd {
+		if info.Name == stage {
+			return true
 		}
 	}
-	rec.Kernels = p.ReportKernels()
+	return false
+}
+
+// AddToReport adds p's back-end columns (AddColumns) and its kernels to
+// the report of its graph; a streamed program's columns are there already.
+func (p *Program) AddToReport(rec *report.Recorder) {
+	if !p.Streamed {
+		p.AddColumns(rec)
+		rec.Kernels = p.ReportKernels()
+	}
 }
 
 // ReportKernels describes p's fused kernels for the HTML report: the nodes
-// each computes, its loop IR and its generated Go function.
-func (p *Program) ReportKernels() []report.Kernel {
-	funcs := goFuncs(p.Go)
-	out := make([]report.Kernel, len(p.Loop.Kernels))
-	for i, k := range p.Loop.Kernels {
-		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins, LoopIR: k.String(), Code: funcs[k.Name]}
+// each computes, and for the first report.MaxKernels (the ones the page
+// shows) its loop IR and its generated Go function.
+func (p *Program) ReportKernels() []report.Kernel { return reportKernels(p.Loop, []byte(p.Go)) }
+
+func reportKernels(loop *lowering.Program, goSrc []byte) []report.Kernel {
+	shown := loop.Kernels[:min(len(loop.Kernels), report.MaxKernels)]
+	want := make(map[string]bool, len(shown))
+	for _, k := range shown {
+		want[k.Name] = true
+	}
+	funcs := goFuncs(goSrc, want)
+	out := make([]report.Kernel, len(loop.Kernels))
+	for i, k := range loop.Kernels {
+		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins}
+		if i < report.MaxKernels {
+			out[i].LoopIR, out[i].Code = k.String(), funcs[k.Name]
+		}
 	}
 	return out
 }
 
 // goFuncs cuts generated Go into its top-level functions, each with its
-// doc comment, by name, in one pass (a search per kernel was quadratic).
-func goFuncs(src string) map[string]string {
+// doc comment, by name, in one pass (a search per kernel was quadratic),
+// stopping once it has every function in want. The functions are copies:
+// src (tens of MB on a large graph) is not kept alive by them.
+func goFuncs(src []byte, want map[string]bool) map[string]string {
 	out := map[string]string{}
-	for rest := src; ; {
-		i := strings.Index(rest, "\n// ")
+	for rest := src; len(out) < len(want); {
+		i := bytes.Index(rest, []byte("\n// "))
 		if i < 0 {
 			return out
 		}
 		rest = rest[i+1:]
-		name, _, ok := strings.Cut(rest[3:], " ")
-		end := strings.Index(rest, "\n}\n")
+		name, _, ok := bytes.Cut(rest[3:], []byte(" "))
+		end := bytes.Index(rest, []byte("\n}\n"))
 		if !ok || end < 0 {
 			return out
 		}
-		if strings.Contains(rest[:end], "\nfunc "+name+"(") {
-			out[name] = rest[:end+3]
+		if want[string(name)] && bytes.Contains(rest[:end], []byte("\nfunc "+string(name)+"(")) {
+			out[string(name)] = string(rest[:end+3])
 		}
 		rest = rest[end+3:]
 	}
+	return out
 }
 
 // Name is the program's package-safe name ("graph0", "graph1", ...): its
@@ -253,6 +297,9 @@ func LoopPrograms(ps []*Program) []*lowering.Program {
 type loopProg struct {
 	*lowering.Program
 	stats lowering.FuseStats // what the fuse stage did
+	// code, when set, streams each code generator's output into its dump
+	// (Dumps.spills) instead of keeping it in Unit.Code.
+	code map[string]*spill
 }
 
 func (p *loopProg) Verify() error { return lowering.Verify(p.Program) }
@@ -351,22 +398,31 @@ func emitGo(u *passes.Unit, lp *loopProg) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	setCode(u, "go", string(src))
-	return false, nil
+	sp := lp.code["go"]
+	if sp == nil {
+		u.SetCode("go", string(src))
+		return false, nil
+	}
+	sp.kernels = reportKernels(lp.Program, src)
+	if _, err := sp.Write(src); err != nil {
+		return false, err
+	}
+	text, err := sp.close()
+	u.SetCode("go", text)
+	return false, err
 }
 
 func emitCUDA(u *passes.Unit, lp *loopProg) (bool, error) {
-	src, err := cuda.Generate(lp.Program)
-	if err != nil {
+	sp := lp.code["cuda"]
+	if sp == nil {
+		src, err := cuda.Generate(lp.Program)
+		u.SetCode("cuda", src)
 		return false, err
 	}
-	setCode(u, "cuda", src)
-	return false, nil
-}
-
-func setCode(u *passes.Unit, stage, src string) {
-	if u.Code == nil {
-		u.Code = map[string]string{}
+	if err := cuda.GenerateTo(sp, lp.Program); err != nil {
+		return false, err
 	}
-	u.Code[stage] = src
+	text, err := sp.close()
+	u.SetCode("cuda", text)
+	return false, err
 }

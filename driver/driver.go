@@ -80,6 +80,10 @@ type Options struct {
 	// Record keeps the graph after every pass (for the HTML report and the
 	// per-pass dumps of `kiln compile`).
 	Record bool
+	// Dumps, when set with Record, writes each pass's graph to its dump
+	// file as the pass finishes and lets go of the texts the report will
+	// not show (see Dumps).
+	Dumps *Dumps
 	// Progress, when set, hears each stage (see Progress).
 	Progress *Progress
 	// InputTypes types graph inputs the trace leaves unannotated, by name
@@ -104,6 +108,7 @@ type Run struct {
 	Provenance []torchtrace.Provenance
 
 	manager passes.Manager // the back end runs through the same manager
+	dumps   *Dumps         // Options.Dumps, for the back end and WriteOutputs
 }
 
 // Compile parses in and runs the pipeline on each graph. Input problems
@@ -111,6 +116,9 @@ type Run struct {
 // error is for internal failures and bad options.
 func Compile(in Input, opts Options) (*Run, error) {
 	run := &Run{manager: opts.Manager, Progress: opts.Progress}
+	if opts.Record {
+		run.dumps = opts.Dumps
+	}
 	pipe, err := passes.Parse(opts.Pipeline)
 	if err != nil {
 		return nil, err
@@ -148,7 +156,7 @@ func Compile(in Input, opts Options) (*Run, error) {
 		run.Diags.Add(w)
 	}
 	applyLogConfig(&opts.Config, res.Config, in.Name, &run.Diags)
-	for _, g := range run.Module.Graphs {
+	for gi, g := range run.Module.Graphs {
 		typeInputs(g, opts.InputTypes)
 		ctx := passes.NewContext(opts.Config)
 		ctx.Diags = &run.Diags
@@ -162,6 +170,14 @@ func Compile(in Input, opts Options) (*Run, error) {
 			// (to hash each pass's output): printed once, not twice.
 			u.Printed, m.KeepText = rec.Columns[0].Text, true
 			m.AfterPass = chainHooks(m.AfterPass, rec.Hook)
+			if d := run.dumps; d != nil {
+				d.graphColumn(gi, rec)
+				m.AfterPass = chainHooks(m.AfterPass, func(_ passes.Step, _, _ *ir.Graph, res *passes.PassResult) error {
+					d.graphColumn(gi, rec)
+					res.Text = "" // the column holds it, while the page needs it
+					return nil
+				})
+			}
 		}
 		if err := ir.Verify(g, ir.StageParsed); err != nil {
 			// The input's own structure is wrong (an op call missing a

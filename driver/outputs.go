@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,22 +17,46 @@ import (
 	"github.com/kiln-compiler/kiln/codegen/golang"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/passes"
+	"github.com/kiln-compiler/kiln/report"
 )
 
 // WriteOutputs writes what `kiln compile` makes into dir: for target "go" a
 // buildable Go module, for "cuda" the CUDA C only (and PTX when ptx is
-// set), for "" every stage's dump and the CUDA C.
+// set), for "" every stage's dump and the CUDA C (through the run's Dumps
+// when it has them: the files its stages wrote already are not written
+// again). The folder is an OutDir: the last run's files are removed and
+// this run's listed.
 func WriteOutputs(dir, target string, ptx bool, run *Run, progs []*Program) error {
-	switch target {
-	case "go":
-		return writeGoModule(dir, progs)
-	case "cuda":
-		return writeCUDA(dir, progs, ptx)
-	}
-	if err := writeCompileDumps(dir, run, progs); err != nil {
+	if target == "" {
+		d := run.dumps
+		if d == nil {
+			d = NewDumps(dir)
+		} else if d.Dir != dir {
+			return fmt.Errorf("the run's dumps go to %s, not %s", d.Dir, dir)
+		}
+		d.PTX = d.PTX || ptx
+		err := writeCompileDumps(d, run, progs)
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
 		return err
 	}
-	return writeCUDA(dir, progs, ptx)
+	od, err := OpenOutDir(dir)
+	if err != nil {
+		return err
+	}
+	switch target {
+	case "go":
+		err = writeGoModule(dir, progs)
+	case "cuda":
+		err = writeCUDA(dir, progs, ptx)
+	default:
+		err = fmt.Errorf("unknown target %q", target)
+	}
+	if err != nil {
+		return err
+	}
+	return od.Close()
 }
 
 // Summary is the one line compile prints: what ran, what came out.
@@ -94,66 +119,73 @@ func writeCUDA(dir string, progs []*Program, ptx bool) error {
 	return nil
 }
 
-// writeCompileDumps writes the final graph, each pass's graph, the loop IR
-// before and after fusion, the generated code, DOT and SVG drawings with
-// fused kernels as clusters, the diagnostics and the HTML report. Each file
-// is written as soon as it is made, from the texts the pipeline already
-// printed where it has them: on a large graph every dump is tens of MB.
-func writeCompileDumps(dir string, run *Run, progs []*Program) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// writeCompileDumps queues the final graph, each pass's graph, the loop
+// IR before and after fusion, the generated code, DOT and SVG drawings
+// with fused kernels as clusters, the diagnostics and the HTML report, from
+// the texts the pipeline already printed where it has them: on a large
+// graph every dump is tens of MB. Files a streamed run wrote already are
+// not queued again.
+func writeCompileDumps(d *Dumps, run *Run, progs []*Program) error {
 	run.Progress.Stage("write dumps", countNodes(run), "nodes")
-	if err := writeFile(dir, "graph.fx", func(w *bufio.Writer) {
-		for gi, g := range run.Module.Graphs {
+	for gi, rec := range run.Stages {
+		for ci := range rec.Columns {
+			if c := &rec.Columns[ci]; c.NewForm {
+				break // the back end's: its stages name their own files
+			} else if c.File == "" {
+				c.File = graphDumpName(gi, ci, c.Title)
+				d.Text(c.File, c.Text)
+			}
+		}
+	}
+	finals := make([]finalText, len(run.Module.Graphs))
+	for gi, g := range run.Module.Graphs {
+		finals[gi] = finalTextOf(run, gi, g, progs)
+	}
+	d.File("graph.fx", func(w *bufio.Writer) error {
+		for gi, f := range finals {
 			if gi > 0 {
 				w.WriteByte('\n')
 			}
-			w.WriteString(finalText(run, gi, g, progs))
-		}
-	}); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "graph.dot", func(w *bufio.Writer) {
-		for _, g := range run.Module.Graphs {
-			w.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}))
-		}
-	}); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "diagnostics.txt", func(w *bufio.Writer) {
-		for _, d := range run.Diags.Items {
-			w.WriteString(d.String())
-			w.WriteByte('\n')
-		}
-	}); err != nil {
-		return err
-	}
-	for gi, rec := range run.Stages {
-		for ci := range rec.Columns {
-			c := &rec.Columns[ci]
-			c.File = fmt.Sprintf("graph%d.%02d-%s.fx", gi, ci, c.Title)
-			if err := writeText(dir, c.File, c.Text); err != nil {
+			if err := f.writeTo(w, d.Dir); err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	d.File("graph.dot", func(w *bufio.Writer) error {
+		for _, g := range run.Module.Graphs {
+			w.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}))
+		}
+		return nil
+	})
+	diags := run.Diags.Items
+	d.File("diagnostics.txt", func(w *bufio.Writer) error {
+		for _, item := range diags {
+			w.WriteString(item.String())
+			w.WriteByte('\n')
+		}
+		return nil
+	})
+	for _, p := range progs {
+		if !p.Streamed {
+			d.Text(p.Name()+".ir_pre_fusion.txt", p.PreFusion)
+			d.Text(p.Name()+".ir_post_fusion.txt", p.postFusion())
+			d.Text(p.Name()+".go", p.Go)
+			d.Text(p.Name()+".cu", p.CUDA)
+		}
+	}
+	for gi, rec := range run.Stages {
 		if p := programOf(progs, run.Module.Graphs[gi]); p != nil { // the back-end stages join the report
 			p.AddToReport(rec)
 		}
 		var page strings.Builder
-		if err := rec.Write(&page, run.Diags.Items); err != nil {
+		if err := rec.Write(&page, diags); err != nil {
 			return err
 		}
-		if err := writeText(dir, fmt.Sprintf("report%d.html", gi), page.String()); err != nil {
-			return err
-		}
+		d.Text(fmt.Sprintf("report%d.html", gi), page.String())
 	}
-	for _, p := range progs {
-		for name, text := range map[string]string{".ir_pre_fusion.txt": p.PreFusion, ".ir_post_fusion.txt": p.postFusion(), ".go": p.Go} {
-			if err := writeText(dir, p.Name()+name, text); err != nil {
-				return err
-			}
-		}
+	if err := writePTX(d, progs); err != nil {
+		return err
 	}
 	// Last, and bounded: a graph too large to lay out gets a kernel summary
 	// or a note (dot.Drawing), never minutes in Graphviz.
@@ -162,26 +194,87 @@ func writeCompileDumps(dir string, run *Run, progs []*Program) error {
 	}
 	g := run.Module.Graphs[0]
 	run.Progress.Stage("draw graph.svg", len(g.Nodes), "nodes")
-	svg, note, err := dot.Drawing(context.Background(), g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}, filepath.Join(dir, "graph.dot"))
+	svg, note, err := dot.Drawing(context.Background(), g, dot.Options{Diags: diags, Clusters: kernelClusters(g, progs)}, filepath.Join(d.Dir, "graph.dot"))
 	if err != nil {
 		return err
 	}
 	if note != "" {
 		run.Notes = append(run.Notes, note)
 	}
-	return os.WriteFile(filepath.Join(dir, "graph.svg"), svg, 0o644)
+	d.Text("graph.svg", string(svg))
+	return nil
 }
 
-// finalText is graph gi printed: the text its last pass left in the report
+// writePTX queues graphN.ptx for each program when Dumps.PTX (clang must be
+// installed).
+func writePTX(d *Dumps, progs []*Program) error {
+	if !d.PTX {
+		return nil
+	}
+	for _, p := range progs {
+		text, err := cuda.PTX(context.Background(), p.CUDA)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		d.Text(p.Name()+".ptx", text)
+	}
+	return nil
+}
+
+// finalText is a graph as its last pass left it: the text of its last FX
+// column, or that column's dump file when the text was let go (Dumps),
 // when the graph went through the whole pipeline and the back end (which
-// reads the graph, never changes it), else printed now.
-func finalText(run *Run, gi int, g *ir.Graph, progs []*Program) string {
+// reads the graph, never changes it); else the graph, printed when
+// written.
+type finalText struct {
+	text, file string
+	graph      *ir.Graph
+}
+
+func finalTextOf(run *Run, gi int, g *ir.Graph, progs []*Program) finalText {
 	if gi < len(run.Stages) && programOf(progs, g) != nil {
-		if cols := run.Stages[gi].Columns; len(cols) > 0 && !cols[len(cols)-1].NewForm {
-			return cols[len(cols)-1].Text
+		if c := lastFXColumn(run.Stages[gi]); c != nil {
+			if c.Text == "" && c.LineCount() > 0 {
+				return finalText{file: c.File}
+			}
+			return finalText{text: c.Text}
 		}
 	}
-	return g.String()
+	return finalText{graph: g}
+}
+
+func (f finalText) writeTo(w *bufio.Writer, dir string) error {
+	switch {
+	case f.graph != nil:
+		_, err := f.graph.WriteTo(w)
+		return err
+	case f.file != "":
+		r, err := os.Open(filepath.Join(dir, f.file))
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		_, err = io.Copy(w, r)
+		return err
+	}
+	_, err := w.WriteString(f.text)
+	return err
+}
+
+// lastFXColumn is the last column of a graph's report that holds the
+// graph (not loop IR or code), or nil.
+func lastFXColumn(rec *report.Recorder) *report.Column {
+	last := -1
+	for i, c := range rec.Columns {
+		if c.NewForm {
+			break
+		}
+		last = i
+	}
+	if last < 0 {
+		return nil
+	}
+	return &rec.Columns[last]
 }
 
 // postFusion is the loop IR as the back end left it: the text the last
@@ -203,19 +296,17 @@ func (p *Program) postFusionIndex() int {
 	return -1
 }
 
-func writeText(dir, name, text string) error {
-	return writeFile(dir, name, func(w *bufio.Writer) { w.WriteString(text) })
-}
-
 // writeFile writes dir/name through a buffer filled by fill.
-func writeFile(dir, name string, fill func(w *bufio.Writer)) error {
+func writeFile(dir, name string, fill func(w *bufio.Writer) error) error {
 	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
-	fill(w)
-	err = w.Flush()
+	err = fill(w)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

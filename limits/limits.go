@@ -34,6 +34,16 @@ const (
 	Nodes = 1 << 22
 )
 
+// Bounds on what kiln says.
+var (
+	// RemarksPerPass bounds the remarks one pass keeps for one graph (0: no
+	// bound). Past it a pass's remarks are counted, not formatted, and one
+	// remark says how many there were: align has a remark per value, 177k
+	// on a 100k-node graph, and every one of its facts is in its dump
+	// anyway. Errors and warnings are never dropped. Flag: -max-remarks.
+	RemarksPerPass = DefaultRemarksPerPass
+)
+
 // Bounds on the tensors `kiln run` allocates.
 var (
 	// TensorBytes bounds one tensor's storage in bytes (element count ×
@@ -50,6 +60,9 @@ const (
 	DefaultLineBytes   = 4 << 20
 	DefaultTensorBytes = 1 << 30
 	DefaultRunBytes    = 3 << 30
+	// DefaultRemarksPerPass is far above a real graph's remarks but for
+	// the per-value ones (align's) of a graph of thousands of nodes.
+	DefaultRemarksPerPass = 10000
 )
 
 // Error is a limit that an input went past. Callers position it.

@@ -46,7 +46,7 @@ func BenchmarkLowerFusePlan(b *testing.B) {
 	}
 }
 
-func benchGraph(b *testing.B, n int) *ir.Graph {
+func benchGraph(b testing.TB, n int) *ir.Graph {
 	src := graphgen.Transformer(graphgen.Config{Nodes: n, Symbolic: true})
 	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
 	if err != nil {

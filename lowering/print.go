@@ -3,9 +3,11 @@ package lowering
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -31,10 +33,7 @@ func (p *Program) String() string {
 		}
 		b.WriteString("\n")
 	}
-	for _, k := range p.Kernels {
-		b.WriteString("\n")
-		writeKernel(&b, k)
-	}
+	writeKernels(&b, p.Kernels)
 	b.WriteString("\n")
 	for _, r := range p.Outputs {
 		fmt.Fprintf(&b, "output %s = %s\n", r.Name, resultString(r))
@@ -44,6 +43,44 @@ func (p *Program) String() string {
 	}
 	return b.String()
 }
+
+// writeKernels prints kernels, each after a blank line. Many kernels print
+// in chunks on every core, joined in order into a builder grown once: the
+// text is the same, and a large program (three prints per compile, tens of
+// MB each) is not printed on one core through a doubling builder.
+func writeKernels(b *strings.Builder, kernels []*Kernel) {
+	workers := min(runtime.GOMAXPROCS(0), len(kernels)/parallelPrintKernels)
+	if workers < 2 {
+		for _, k := range kernels {
+			b.WriteString("\n")
+			writeKernel(b, k)
+		}
+		return
+	}
+	parts := make([]strings.Builder, workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		chunk := kernels[len(kernels)*w/workers : len(kernels)*(w+1)/workers]
+		wg.Go(func() {
+			for _, k := range chunk {
+				parts[w].WriteString("\n")
+				writeKernel(&parts[w], k)
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	for w := range parts {
+		n += parts[w].Len()
+	}
+	b.Grow(n)
+	for w := range parts {
+		b.WriteString(parts[w].String())
+	}
+}
+
+// parallelPrintKernels is the fewest kernels worth a goroutine of their own.
+const parallelPrintKernels = 2000
 
 // String prints one kernel.
 func (k *Kernel) String() string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/kiln-compiler/kiln/diag"
@@ -37,6 +38,10 @@ type Manager struct {
 	// AfterPass, when set, runs after each graph pass with the graph before
 	// and after it; translation validation hooks in here.
 	AfterPass func(step Step, before, after *ir.Graph, res *PassResult) error
+	// AfterStage, when set, runs after each stage past the graph (lower,
+	// fuse, a code generator) with the unit as it left it: the driver
+	// writes the stage's dump there and reports progress.
+	AfterStage func(step Step, u *Unit, res *PassResult) error
 	// Snapshot copies a graph for AfterPass's "before"; nil disables it.
 	Snapshot func(*ir.Graph) *ir.Graph
 	// TrustUnchanged takes a stage that reports no change at its word: a
@@ -81,6 +86,7 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	res := &Result{}
 	stage := ir.StageParsed
 	in := u.Printed // each pass's output is the next one's input
+	u.Printed = ""  // stale after the first stage; tens of MB on a large graph
 	var hash uint64
 	switch {
 	case in != "":
@@ -91,43 +97,90 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	case !m.skipsGraphHash(u):
 		hash = Hash(u.Graph)
 	}
-	for i, step := range p.Steps {
+	for i := 0; i < len(p.Steps); {
+		batch := p.Steps[i : i+emitRun(p.Steps[i:])]
 		var before *ir.Graph
-		if step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
+		if step := batch[0]; step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
 			before = m.Snapshot(u.Graph)
 		}
-		pr, out := m.runStep(step, ctx, u, in, hash)
-		hash = pr.HashOut
-		if step.Info.Stage > stage {
-			stage = step.Info.Stage
-		}
-		if pr.Err == nil {
-			pr.Err = m.verify(step, u, stage, pr.Changed)
-		}
-		if pr.Err == nil && !pr.Changed && pr.HashIn != pr.HashOut {
-			pr.Err = fmt.Errorf("pass %s reported no change but changed the graph", step.Info.Name)
-		}
-		if pr.Err == nil && ctx.Diags.HasErrors() {
-			pr.Err = errStopped
-		}
-		if m.KeepText {
-			pr.Text = stepText(step, u, out)
-		}
-		res.Passes = append(res.Passes, pr)
-		m.dump(step, u, out, pr)
-		if pr.Err == nil && step.Unit == nil && m.AfterPass != nil {
-			pr.Err = m.AfterPass(step, before, u.Graph, &res.Passes[len(res.Passes)-1])
-		}
-		if pr.Err != nil {
-			m.writeRepro(p, i, u, in, pr.Err)
-			if errors.Is(pr.Err, errStopped) {
-				return res, nil // diagnostics already say why
+		outs := m.runSteps(batch, ctx, u, in, hash)
+		for k, step := range batch {
+			pr, out := outs[k].pr, outs[k].out
+			hash = pr.HashOut
+			if step.Info.Stage > stage {
+				stage = step.Info.Stage
 			}
-			return res, pr.Err
+			if pr.Err == nil {
+				pr.Err = m.verify(step, u, stage, pr.Changed)
+			}
+			if pr.Err == nil && !pr.Changed && pr.HashIn != pr.HashOut {
+				pr.Err = fmt.Errorf("pass %s reported no change but changed the graph", step.Info.Name)
+			}
+			if pr.Err == nil && ctx.Diags.HasErrors() {
+				pr.Err = errStopped
+			}
+			if m.KeepText {
+				pr.Text = stepText(step, u, out)
+			}
+			res.Passes = append(res.Passes, pr)
+			m.dump(step, u, out, pr)
+			last := &res.Passes[len(res.Passes)-1]
+			switch {
+			case pr.Err == nil && step.Unit == nil && m.AfterPass != nil:
+				pr.Err = m.AfterPass(step, before, u.Graph, last)
+			case pr.Err == nil && step.Unit != nil && m.AfterStage != nil:
+				pr.Err = m.AfterStage(step, u, last)
+			}
+			if pr.Err != nil {
+				m.writeRepro(p, i+k, u, in, pr.Err)
+				if errors.Is(pr.Err, errStopped) {
+					return res, nil // diagnostics already say why
+				}
+				return res, pr.Err
+			}
+			in = out
 		}
-		in = out
+		i += len(batch)
 	}
 	return res, nil
+}
+
+// emitRun is how many steps from steps[0] run together: a run of code
+// generators (rows that say Emits) only reads the program, each writing
+// its own Unit.Code entry, so they run at once; any other step runs alone.
+func emitRun(steps []Step) int {
+	n := 1
+	for steps[0].Info.Emits && n < len(steps) && steps[n].Info.Emits {
+		n++
+	}
+	return n
+}
+
+type stepOut struct {
+	pr  PassResult
+	out string
+}
+
+// runSteps runs a batch (emitRun) from the same input: one step here, or
+// code generators on goroutines of their own, each with a context of its
+// own whose diagnostics join ctx's in step order.
+func (m *Manager) runSteps(batch []Step, ctx *Context, u *Unit, in string, hash uint64) []stepOut {
+	outs := make([]stepOut, len(batch))
+	if len(batch) == 1 {
+		outs[0].pr, outs[0].out = m.runStep(batch[0], ctx, u, in, hash)
+		return outs
+	}
+	ctxs := make([]*Context, len(batch))
+	var wg sync.WaitGroup
+	for k, step := range batch {
+		ctxs[k] = &Context{Config: ctx.Config, Diags: &diag.List{}}
+		wg.Go(func() { outs[k].pr, outs[k].out = m.runStep(step, ctxs[k], u, in, hash) })
+	}
+	wg.Wait()
+	for _, c := range ctxs {
+		ctx.Diags.Items = append(ctx.Diags.Items, c.Diags.Items...)
+	}
+	return outs
 }
 
 // needsText says whether anyone reads the unit's text after a stage: the
@@ -179,8 +232,8 @@ var errStopped = errors.New("stopped by error diagnostics")
 func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn uint64) (pr PassResult, out string) {
 	pr.Pass = step.Info.Name
 	pr.HashIn = hashIn
-	ctx.pass = step.Info.Name
-	ctx.current = nil
+	ctx.startPass(step.Info.Name)
+	defer ctx.endPass(u.Graph.Pos)
 	start := time.Now()
 	progIn := u.Prog
 	defer func() {
@@ -292,8 +345,15 @@ func Hash(g *ir.Graph) uint64 {
 	return h.Sum64()
 }
 
+// hashText is FNV-1a of text, as Hash computes it over the printed graph,
+// without copying text into a []byte (io.WriteString into fnv would: tens
+// of MB per stage on a large graph).
 func hashText(text string) uint64 {
-	h := fnv.New64a()
-	_, _ = io.WriteString(h, text)
-	return h.Sum64()
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(text); i++ {
+		h ^= uint64(text[i])
+		h *= prime64
+	}
+	return h
 }

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 )
 
 // Pass transforms or analyses a graph. Run reports whether it changed g.
@@ -50,6 +52,19 @@ type Unit struct {
 	// Printed, when set, is Text() as the caller already printed it: the
 	// manager starts from it instead of printing the unit again.
 	Printed string
+
+	codeMu sync.Mutex // code generators run at once (Manager.RunUnit)
+}
+
+// SetCode records the code a codegen stage emitted. Code generators run
+// concurrently, so they record it here, not in Code directly.
+func (u *Unit) SetCode(stage, src string) {
+	u.codeMu.Lock()
+	defer u.codeMu.Unlock()
+	if u.Code == nil {
+		u.Code = map[string]string{}
+	}
+	u.Code[stage] = src
 }
 
 // Text is the unit's printed form: the program once lowered, else the graph.
@@ -159,6 +174,7 @@ type Context struct {
 
 	pass    string   // the pass running now, for diagnostics
 	current *ir.Node // the node it is working on, for crash reports
+	remarks int      // remarks the running pass reported (limits.RemarksPerPass)
 }
 
 // NewContext returns a context with an empty diagnostic list.
@@ -184,12 +200,41 @@ func (c *Context) Errorf(n *ir.Node, code, hint, format string, args ...any) *di
 }
 
 func (c *Context) report(sev diag.Severity, n *ir.Node, code, hint, format string, args ...any) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: sev, Code: code, Pass: c.pass, Message: fmt.Sprintf(format, args...), Hint: hint}
+	d := diag.Diagnostic{Severity: sev, Code: code, Pass: c.pass, Hint: hint}
+	if sev == diag.Remark {
+		if c.remarks++; limits.RemarksPerPass > 0 && c.remarks > limits.RemarksPerPass {
+			return d // counted for the pass's summary (endPass), not kept
+		}
+	}
+	d.Message = fmt.Sprintf(format, args...)
 	if n != nil {
 		d.Pos, d.Node = n.Pos, n.Name
 	}
 	c.Diags.Add(d)
 	return d
+}
+
+// RemarkAt records a remark at pos about the value named node (a graph
+// input, which has no node), under the same budget as Remark.
+func (c *Context) RemarkAt(pos diag.Pos, node, code, msg string) {
+	if c.remarks++; limits.RemarksPerPass > 0 && c.remarks > limits.RemarksPerPass {
+		return
+	}
+	c.Diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: code, Pos: pos, Node: node, Pass: c.pass, Message: msg})
+}
+
+// startPass begins counting the remarks of pass.
+func (c *Context) startPass(pass string) {
+	c.pass, c.current, c.remarks = pass, nil, 0
+}
+
+// endPass says, in one remark at the graph's position, how many remarks
+// the pass made past limits.RemarksPerPass.
+func (c *Context) endPass(at diag.Pos) {
+	if limit := limits.RemarksPerPass; limit > 0 && c.remarks > limit {
+		c.Diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: "limit", Pass: c.pass, Pos: at,
+			Message: fmt.Sprintf("%s made %d remarks; the first %d are listed (-max-remarks=N lists more, 0 all)", c.pass, c.remarks, limit)})
+	}
 }
 
 // Remarks returns the remarks a pass reported, as "code: message" lines, for tests.

@@ -58,7 +58,7 @@ func init() {
 		return true, nil
 	})
 	registerUnit(passes.Info{Name: "t-emit", Emits: true}, func(_ *passes.Context, u *passes.Unit) (bool, error) {
-		u.Code = map[string]string{"t-emit": "// code for " + strings.TrimSpace(u.Prog.String())}
+		u.SetCode("t-emit", "// code for "+strings.TrimSpace(u.Prog.String()))
 		return false, nil
 	})
 }

@@ -55,21 +55,29 @@ func (c *Column) LineCount() int {
 // its file).
 func (c *Column) Inlined() bool { return c.Changed && c.LineCount() <= MaxColumnLines }
 
-// DropUnshown lets go of the texts the page will not show (a column too
-// long to inline, whose next column does not compare its lines with it),
-// keeping their line counts: on a large graph each is tens of MB. Call it
-// once every column is recorded and written where it goes.
+// DropUnshown lets go of the texts the page will not show (DropIfUnshown
+// on every column). Call it once every column is recorded and written
+// where it goes.
 func (r *Recorder) DropUnshown() {
 	for i := range r.Columns {
-		c := &r.Columns[i]
-		if c.Text == "" || c.Inlined() {
-			continue
-		}
-		if i+1 < len(r.Columns) && r.Columns[i+1].Inlined() && !r.Columns[i+1].NewForm {
-			continue
-		}
-		c.Lines, c.Text = c.LineCount(), ""
+		r.DropIfUnshown(i)
 	}
+}
+
+// DropIfUnshown lets go of column i's text, keeping its line count, when
+// the page will not show it: too long to inline, and the column after it
+// (if recorded yet) does not compare its lines with it. On a large graph
+// each text is tens of MB; a caller that writes each column to its file as
+// it comes calls this for column i once column i+1 is recorded.
+func (r *Recorder) DropIfUnshown(i int) {
+	c := &r.Columns[i]
+	if c.Text == "" || c.Inlined() {
+		return
+	}
+	if i+1 < len(r.Columns) && r.Columns[i+1].Inlined() && !r.Columns[i+1].NewForm {
+		return
+	}
+	c.Lines, c.Text = c.LineCount(), ""
 }
 
 // Kernel is one fused kernel: the nodes it computes, its loop IR and its

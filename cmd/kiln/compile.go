@@ -19,6 +19,8 @@ type compileFlags struct {
 func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf compileFlags
 	var timePasses flag.Getter
+	var dumps *driver.Dumps
+	defer func() { dumps.Close() }() // closed already on success; on failure, finishes what was queued
 	start := time.Now()
 	run, status := compileWith("compile", args, stdin, stderr, func(fs *flag.FlagSet) {
 		timePasses, _ = fs.Lookup("time-passes").Value.(flag.Getter)
@@ -27,7 +29,10 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.BoolVar(&cf.ptx, "ptx", false, "also compile the CUDA C to PTX with clang (graphN.ptx)")
 		fs.BoolVar(&cf.noFuse, "no-fuse", false, "lower without fusion: one kernel per node")
 	}, func(o *driver.Options) {
-		o.Record = cf.target == "" // the per-pass dumps and the report; -target writes neither
+		if o.Record = cf.target == ""; o.Record { // the per-pass dumps and the report; -target writes neither
+			dumps = driver.NewDumps(cf.outDir)
+			dumps.PTX, o.Dumps = cf.ptx, dumps
+		}
 	})
 	if run == nil || run.Module == nil {
 		return status
@@ -53,13 +58,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run.Diags.HasErrors() {
 		status = 1
 	}
-	od, err := driver.OpenOutDir(cf.outDir)
-	if err == nil {
-		if err = driver.WriteOutputs(cf.outDir, cf.target, cf.ptx, run, progs); err == nil {
-			err = od.Close()
-		}
-	}
-	if err != nil {
+	if err := driver.WriteOutputs(cf.outDir, cf.target, cf.ptx, run, progs); err != nil {
 		fmt.Fprintf(stderr, "kiln compile: %v\n", err)
 		return 1
 	}

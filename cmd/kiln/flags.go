@@ -43,6 +43,7 @@ func (f *pipelineFlags) register(fs *flag.FlagSet, defaultPipeline string) {
 	fs.BoolVar(&f.captureDyn, "capture-dynamic-output-shape-ops", false, "like torch._dynamo.config.capture_dynamic_output_shape_ops")
 	fs.Int64Var(&limits.InputBytes, "max-input-bytes", limits.DefaultInputBytes, "refuse an input file larger than this (docs/LIMITS.md)")
 	fs.IntVar(&limits.LineBytes, "max-line-bytes", limits.DefaultLineBytes, "refuse a logical FX line longer than this, e.g. a signature with very many weights (docs/LIMITS.md)")
+	fs.IntVar(&limits.RemarksPerPass, "max-remarks", limits.DefaultRemarksPerPass, "keep at most N remarks per pass and graph, then one saying how many there were; 0: all (docs/LIMITS.md)")
 }
 
 func (f *pipelineFlags) options(stderr io.Writer) (driver.Options, error) {

@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -306,10 +308,21 @@ func bufParam(b *lowering.Buffer) string {
 
 func itoa(i int) string { return fmt.Sprint(i) }
 
-// emitter writes indented lines.
+// emitter writes CUDA C a line at a time into b, handing b's bytes to w
+// every 64 KiB: a large program streams to its file, never one string.
 type emitter struct {
-	b      strings.Builder
+	b      bytes.Buffer // reused: Reset keeps its 64 KiB
+	w      io.Writer
+	err    error // w's first error
 	indent int
+}
+
+// flush hands what b holds to w.
+func (e *emitter) flush() {
+	if e.err == nil {
+		_, e.err = e.w.Write(e.b.Bytes())
+	}
+	e.b.Reset()
 }
 
 func (e *emitter) line(format string, args ...any) {
@@ -320,6 +333,9 @@ func (e *emitter) line(format string, args ...any) {
 	e.b.WriteString(strings.Repeat("  ", e.indent))
 	fmt.Fprintf(&e.b, format, args...)
 	e.b.WriteString("\n")
+	if e.b.Len() >= 64<<10 {
+		e.flush()
+	}
 }
 
 func (e *emitter) in()  { e.indent++ }

@@ -56,6 +56,7 @@ func lookOf(n *ir.Node) look {
 // op and result types; edges follow data flow.
 func Graph(g *ir.Graph, opts Options) string {
 	var b strings.Builder
+	b.Grow(200 * (len(g.Inputs) + len(g.Nodes))) // about what a node and its edges take: no doubling through tens of MB
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"

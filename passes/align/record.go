@@ -3,7 +3,6 @@ package align
 import (
 	"fmt"
 
-	"github.com/kiln-compiler/kiln/diag"
 	"strconv"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -51,7 +50,7 @@ func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
 
 // remarkAt reports a remark about a graph input, at its position.
 func (a *analysis) remarkAt(v *ir.Value, msg string) {
-	a.ctx.Diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: CodeRemark, Pos: v.Pos, Node: v.Name, Pass: "align", Message: msg})
+	a.ctx.RemarkAt(v.Pos, v.Name, CodeRemark, msg)
 }
 
 func without(as ir.Attrs, key string) ir.Attrs {
