@@ -114,7 +114,7 @@ func writeKernel(b *strings.Builder, k *Kernel) {
 		}
 		for _, in := range s.Body {
 			b.WriteString("      ")
-			b.WriteString(in.String())
+			in.write(b)
 			b.WriteString("\n")
 		}
 	}
@@ -146,23 +146,66 @@ func rangesString(sizes []sym.Expr, name func(int) string) string {
 
 // String prints one instruction: "tmp3 = add(tmp1, tmp2) : f32".
 func (in *Instr) String() string {
+	var b strings.Builder
+	in.write(&b)
+	return b.String()
+}
+
+// write prints the instruction into b: a program prints hundreds of
+// thousands of them, so without a string each.
+func (in *Instr) write(b *strings.Builder) {
 	switch in.Op {
 	case OpStore:
-		return fmt.Sprintf("store %s = tmp%d", accessString(in.Access), in.Args[0].ID)
-	case OpLoad:
-		return fmt.Sprintf("tmp%d = load %s : %s", in.ID, accessString(in.Access), in.DType.Abbr())
-	case OpConst:
-		return fmt.Sprintf("tmp%d = const %s : %s", in.ID, in.Imm.format(in.DType), in.DType.Abbr())
-	case OpIndex:
-		return fmt.Sprintf("tmp%d = index %s : %s", in.ID, in.Expr, in.DType.Abbr())
-	case OpCall:
-		return fmt.Sprintf("tmp%d = %s(%s) : %s", in.ID, in.Fn, argsString(in.Args), in.DType.Abbr())
-	case OpReduce:
-		return fmt.Sprintf("tmp%d = reduce %s(%s) : %s", in.ID, in.Reduce, argsString(in.Args), in.DType.Abbr())
+		b.WriteString("store ")
+		writeAccess(b, in.Access)
+		b.WriteString(" = ")
+		writeTmp(b, in.Args[0])
+		return
 	case OpCheck:
-		return checkString(in)
-	default: // cast, bitcast
-		return fmt.Sprintf("tmp%d = %s(%s) : %s", in.ID, in.Op, argsString(in.Args), in.DType.Abbr())
+		b.WriteString(checkString(in))
+		return
+	}
+	writeTmp(b, in)
+	b.WriteString(" = ")
+	switch in.Op {
+	case OpLoad:
+		b.WriteString("load ")
+		writeAccess(b, in.Access)
+	case OpConst:
+		b.WriteString("const ")
+		b.WriteString(in.Imm.format(in.DType))
+	case OpIndex:
+		b.WriteString("index ")
+		b.WriteString(in.Expr.String())
+	default: // call, reduce, cast, bitcast
+		switch in.Op {
+		case OpCall:
+			b.WriteString(in.Fn)
+		case OpReduce:
+			b.WriteString("reduce ")
+			b.WriteString(in.Reduce.String())
+		default:
+			b.WriteString(in.Op.String())
+		}
+		b.WriteByte('(')
+		writeArgs(b, in.Args)
+		b.WriteByte(')')
+	}
+	b.WriteString(" : ")
+	b.WriteString(in.DType.Abbr())
+}
+
+func writeTmp(b *strings.Builder, in *Instr) {
+	b.WriteString("tmp")
+	b.WriteString(strconv.Itoa(in.ID))
+}
+
+func writeArgs(b *strings.Builder, args []*Instr) {
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeTmp(b, a)
 	}
 }
 
@@ -181,21 +224,27 @@ func checkString(in *Instr) string {
 }
 
 func argsString(args []*Instr) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = fmt.Sprintf("tmp%d", a.ID)
-	}
-	return strings.Join(parts, ", ")
+	var b strings.Builder
+	writeArgs(&b, args)
+	return b.String()
 }
 
 // accessString prints "buf2[4*x0 + r0]", with ".as(bf16)" when the access
 // type differs from the buffer's.
 func accessString(a *Access) string {
-	s := fmt.Sprintf("%s[%s]", a.Buffer.Name, a.Index)
+	var b strings.Builder
+	writeAccess(&b, a)
+	return b.String()
+}
+
+func writeAccess(b *strings.Builder, a *Access) {
+	b.WriteString(a.Buffer.Name)
+	b.WriteByte('[')
+	b.WriteString(a.Index.String())
+	b.WriteByte(']')
 	if a.DType != a.Buffer.DType {
-		s += ".as(" + a.DType.Abbr() + ")"
+		b.WriteString(".as(" + a.DType.Abbr() + ")")
 	}
-	return s
 }
 
 func (s Scalar) format(dt ir.DType) string {
