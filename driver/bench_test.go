@@ -113,10 +113,11 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 }
 
 // BenchmarkCompileDumps is `kiln compile` (all dumps) as the CLI runs it:
-// driver.Compile recording every pass, driver.Backend (lower, verify, fuse,
-// plan, go, cuda through the pass manager), driver.WriteOutputs into a
-// temporary folder; per phase ns/node and B/node, and each back-end
-// stage's ns/node as the manager timed it.
+// driver.Compile recording every pass into driver.Dumps (each dump written
+// as its stage finishes), driver.Backend (lower, verify, fuse, plan, go and
+// cuda at once, through the pass manager), driver.WriteOutputs for the rest
+// and the wait for the writer; per phase ns/node and B/node, and each
+// back-end stage's ns/node as the manager timed it.
 func BenchmarkCompileDumps(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if *benchNodes > 0 {
@@ -132,10 +133,12 @@ func BenchmarkCompileDumps(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				var run *driver.Run
+				dir := b.TempDir()
+				dumps := driver.NewDumps(dir) // as the CLI: each stage's dump written as it finishes
 				st.time("parse+passes", func() {
 					var err error
 					run, err = driver.Compile(driver.Input{Name: "gen.fx", Src: src},
-						driver.Options{Pipeline: driver.CompilePipeline, Record: true})
+						driver.Options{Pipeline: driver.CompilePipeline, Record: true, Dumps: dumps})
 					if err != nil || run.Diags.HasErrors() {
 						b.Fatalf("compile: %v %v", err, firstErrors(run))
 					}
@@ -151,7 +154,6 @@ func BenchmarkCompileDumps(b *testing.B) {
 				for _, pr := range progs[0].Passes {
 					manager[pr.Pass] += pr.Duration
 				}
-				dir := b.TempDir()
 				st.time("dumps", func() {
 					if err := driver.WriteOutputs(dir, "", false, run, progs); err != nil {
 						b.Fatal(err)

@@ -158,5 +158,6 @@ func oneFile(name string, positional []string, stdin io.Reader, stderr io.Writer
 		}
 		return driver.Input{}, exitDiag
 	}
+	setMemoryLimit(in)
 	return in, exitOK
 }
