@@ -198,20 +198,44 @@ func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr) (sites []i
 	return sites, all, refused, true
 }
 
-// accessIndex maps each buffer to the kernels that access it, so that
-// inlineSites visits a handful of kernels instead of the whole program
-// per producer (quadratic on 10^4 kernels). Sets only grow (inlining adds
-// loads to consumers); a kernel in a set is scanned in full, so a stale
-// member costs time, never a wrong answer.
+// accessIndex maps each buffer to the kernels that access it, and to the
+// kernels that write it, so that inlineSites visits a handful of kernels
+// instead of the whole program per producer (quadratic on 10^4 kernels).
+// Of the buffers a producer reads only the writers matter (a read-only
+// input is read by every layer: listing its readers for each producer was
+// quadratic again, 34 s on a 100k-node symbolic transformer). Sets only
+// grow (inlining adds loads to consumers); a kernel in a set is scanned in
+// full, so a stale member costs time, never a wrong answer.
 type accessIndex struct {
-	pos  map[*Kernel]int // program order, fixed before inlining starts
-	by   map[*Buffer][]*Kernel
+	pos     map[*Kernel]int // program order, fixed before inlining starts
+	by      kernelSets      // buffer → the kernels that load or store it
+	writers kernelSets      // buffer → the kernels that store it
+	gone    map[*Kernel]bool
+}
+
+// kernelSets lists, per buffer, kernels in the order added, each once.
+type kernelSets struct {
+	list map[*Buffer][]*Kernel
 	seen map[*Buffer]map[*Kernel]bool
-	gone map[*Kernel]bool // deleted producers
+}
+
+func (ks *kernelSets) add(b *Buffer, k *Kernel) {
+	if b == nil || ks.seen[b][k] {
+		return
+	}
+	if ks.seen[b] == nil {
+		ks.seen[b] = map[*Kernel]bool{}
+	}
+	ks.seen[b][k] = true
+	ks.list[b] = append(ks.list[b], k)
+}
+
+func newKernelSets() kernelSets {
+	return kernelSets{list: map[*Buffer][]*Kernel{}, seen: map[*Buffer]map[*Kernel]bool{}}
 }
 
 func newAccessIndex(p *Program) *accessIndex {
-	ix := &accessIndex{pos: map[*Kernel]int{}, by: map[*Buffer][]*Kernel{}, seen: map[*Buffer]map[*Kernel]bool{}, gone: map[*Kernel]bool{}}
+	ix := &accessIndex{pos: make(map[*Kernel]int, len(p.Kernels)), by: newKernelSets(), writers: newKernelSets(), gone: map[*Kernel]bool{}}
 	for j, k := range p.Kernels {
 		ix.pos[k] = j
 		ix.addKernel(k, k)
@@ -219,51 +243,51 @@ func newAccessIndex(p *Program) *accessIndex {
 	return ix
 }
 
-// addKernel records k as touching every buffer kernel src accesses.
+// addKernel records k as touching every buffer kernel src accesses: its
+// own accesses (k == src, stores recorded as writes too), or an inlined
+// producer's, whose loads k now makes (its store became a value of k's).
 func (ix *accessIndex) addKernel(k, src *Kernel) {
+	own := k == src
 	if src.Extern != nil {
-		ix.add(src.Extern.Out.Buffer, k)
+		ix.by.add(src.Extern.Out.Buffer, k)
+		if own {
+			ix.writers.add(src.Extern.Out.Buffer, k)
+		}
 		for _, a := range src.Extern.Args {
-			ix.add(a.Buffer, k)
+			ix.by.add(a.Buffer, k)
 		}
 		return
 	}
 	for _, s := range src.Stages {
 		for _, in := range s.Body {
-			if in.Access != nil {
-				ix.add(in.Access.Buffer, k)
+			if in.Access == nil {
+				continue
+			}
+			ix.by.add(in.Access.Buffer, k)
+			if own && in.Op == OpStore {
+				ix.writers.add(in.Access.Buffer, k)
 			}
 		}
 	}
 }
 
-func (ix *accessIndex) add(b *Buffer, k *Kernel) {
-	if b == nil || ix.seen[b][k] {
-		return
-	}
-	if ix.seen[b] == nil {
-		ix.seen[b] = map[*Kernel]bool{}
-	}
-	ix.seen[b][k] = true
-	ix.by[b] = append(ix.by[b], k)
-}
-
-// touching lists, in program order, the live kernels that access b or a
-// buffer of reads.
+// touching lists, in program order, the live kernels that access b or
+// write a buffer of reads: every kernel that can change inlineSites'
+// answer for a producer of b reading reads.
 func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
 	set := map[*Kernel]bool{}
 	var out []*Kernel
-	collect := func(buf *Buffer) {
-		for _, k := range ix.by[buf] {
+	collect := func(ks []*Kernel) {
+		for _, k := range ks {
 			if !set[k] && !ix.gone[k] {
 				set[k] = true
 				out = append(out, k)
 			}
 		}
 	}
-	collect(b)
+	collect(ix.by.list[b])
 	for r := range reads {
-		collect(r)
+		collect(ix.writers.list[r])
 	}
 	slices.SortFunc(out, func(x, y *Kernel) int { return ix.pos[x] - ix.pos[y] })
 	return out
