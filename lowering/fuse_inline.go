@@ -93,10 +93,12 @@ func inlineCheap(p *Program) {
 		p.Remarks = append(p.Remarks, fmt.Sprintf("inlined %s (%s) into %v: a cheap pointwise producer read over another iteration space",
 			k.Name, kernelOrigin(k), into))
 		if len(sites) == all {
-			p.Kernels = slices.Delete(p.Kernels, i, i+1)
 			ix.gone[k] = true
 		}
 	}
+	// Dropped at once: a delete per producer moved the rest of the program
+	// each time (0.7 s on a 100k-node graph of mutations).
+	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return ix.gone[k] })
 }
 
 // cheapProducer: k is one outer-level stage with one direct store of a
