@@ -158,6 +158,5 @@ func oneFile(name string, positional []string, stdin io.Reader, stderr io.Writer
 		}
 		return driver.Input{}, exitDiag
 	}
-	setMemoryLimit(in)
 	return in, exitOK
 }

@@ -2,40 +2,67 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
-
-	"github.com/kiln-compiler/kiln/driver"
+	"runtime/metrics"
 )
 
-// limitMemory is set by main: the soft memory limit is a policy of the
-// kiln process, not of the tests that call kilnMain.
+// kiln's memory policy, unless GOMEMLIMIT is set (the user's word wins).
+//
+// Go's GC lets the heap grow to twice the live heap before it collects,
+// and the process holds more than that while freed pages wait for the
+// scavenger: a compile whose live heap peaks at 520 MB (a 155k-node graph
+// with every dump) reached 1.3 GB of RSS. A soft memory limit collects
+// (and returns pages) earlier, but a fixed one makes the GC thrash once
+// the live heap nears it: a graph of mutations with 722 MB live took 41%
+// more CPU under a 1 GiB limit. So the limit follows the live heap: after
+// every GC it is set to max(minMemoryLimit, liveHeapHeadroom × live),
+// which is the default GC up to minMemoryLimit/2 live, a GC that keeps the
+// heap within 1 GiB up to minMemoryLimit/liveHeapHeadroom live, and
+// GOGC=60 past that (the limit never comes closer to the live heap).
+const (
+	minMemoryLimit   = 1 << 30
+	liveHeapHeadroom = 1.6
+)
+
+// limitMemory is set by main: the limit is a policy of the kiln process,
+// not of the tests that call kilnMain.
 var limitMemory bool
 
-// Soft memory limit: kiln's live heap peaks at about 40 bytes per input
-// byte (a 15 MB, 155k-node graph compiled with every dump: ~590 MB), and
-// the Go GC's default lets the heap reach twice the live heap, and the
-// process's memory more than that while freed pages wait for the
-// scavenger. Past minMemoryLimit, a limit of memoryPerInputByte bytes per
-// input byte makes the GC collect (and return pages) before then: it costs
-// CPU only near the peak. A bigger input gets a bigger limit, never a GC
-// that thrashes against a live heap the graph needs.
-const (
-	minMemoryLimit     = 1 << 30
-	memoryPerInputByte = 64
-)
-
-// setMemoryLimit applies the soft limit for an input of n bytes, unless
-// GOMEMLIMIT is set (the user's word wins).
-func setMemoryLimit(in driver.Input) {
+// startMemoryLimit sets the soft limit and keeps it following the live
+// heap, from a finalizer that runs after each GC. It does nothing when
+// GOMEMLIMIT is set or limitMemory is not.
+func startMemoryLimit() {
 	if !limitMemory || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	n := int64(len(in.Src))
-	for _, f := range in.Files {
-		n += int64(len(f.Src))
-	}
-	debug.SetMemoryLimit(memoryLimitFor(n))
+	debug.SetMemoryLimit(minMemoryLimit)
+	armAfterGC(func() { debug.SetMemoryLimit(memoryLimitFor(liveHeap())) })
 }
 
-// memoryLimitFor is the soft limit for an input of n bytes.
-func memoryLimitFor(n int64) int64 { return max(minMemoryLimit, memoryPerInputByte*n) }
+// memoryLimitFor is the soft limit for a live heap of live bytes.
+func memoryLimitFor(live uint64) int64 {
+	return max(minMemoryLimit, int64(liveHeapHeadroom*float64(live)))
+}
+
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// liveHeap is the heap the last GC found live.
+func liveHeap() uint64 {
+	metrics.Read(liveSample)
+	if liveSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return liveSample[0].Value.Uint64()
+}
+
+// armAfterGC runs f after every GC cycle, for the life of the process: a
+// sentinel object's finalizer runs once the GC has found it dead, and
+// re-arms itself on a new sentinel.
+func armAfterGC(f func()) {
+	sentinel := new([16]byte)
+	runtime.SetFinalizer(sentinel, func(*[16]byte) {
+		f()
+		armAfterGC(f)
+	})
+}
