@@ -5,6 +5,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kiln-compiler/kiln/diag"
@@ -380,7 +381,7 @@ func (g *Graph) NumNodeIDs() int { return g.nextNode }
 // UsedNames returns the set of names taken by values and nodes, for passes
 // that create new nodes and need fresh names.
 func (g *Graph) UsedNames() map[string]bool {
-	names := map[string]bool{}
+	names := make(map[string]bool, len(g.Inputs)+2*len(g.Nodes))
 	for _, v := range g.Inputs {
 		names[v.Name] = true
 	}
@@ -408,8 +409,27 @@ func (a *Attrs) Set(key, val string) {
 			return
 		}
 	}
-	*a = append(*a, Attr{key, val})
-	sort.SliceStable(*a, func(i, j int) bool { return (*a)[i].Key < (*a)[j].Key })
+	if !a.sorted() {
+		*a = append(*a, Attr{key, val})
+		sort.SliceStable(*a, func(i, j int) bool { return (*a)[i].Key < (*a)[j].Key })
+		return
+	}
+	// Sorted already (Set keeps them so): insert in place, after the keys
+	// before key, as the stable sort would.
+	i := len(*a)
+	for i > 0 && key < (*a)[i-1].Key {
+		i--
+	}
+	*a = slices.Insert(*a, i, Attr{key, val})
+}
+
+func (a Attrs) sorted() bool {
+	for i := 1; i < len(a); i++ {
+		if a[i].Key < a[i-1].Key {
+			return false
+		}
+	}
+	return true
 }
 
 // Get returns the value of key.

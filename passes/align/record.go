@@ -1,17 +1,19 @@
 package align
 
 import (
-	"fmt"
-
-	"github.com/kiln-compiler/kiln/diag"
+	"slices"
 	"strconv"
 
+	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
 )
 
 // record decides vector widths and writes align/vec on every tensor
 // value, with one remark each, in program order.
 func (a *analysis) record() bool {
+	// One remark per tensor value: grow the list once, not by doubling
+	// a million 120-byte diagnostics.
+	a.ctx.Diags.Items = slices.Grow(a.ctx.Diags.Items, a.g.NumValueIDs())
 	changed := false
 	for _, v := range a.g.Inputs {
 		changed = a.recordValue(nil, v) || changed
@@ -25,19 +27,23 @@ func (a *analysis) record() bool {
 }
 
 func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
-	f := a.facts[v]
+	f := a.facts.At(v)
 	if f == nil {
 		return false
 	}
-	v.Attrs.Set(AttrAlign, strconv.FormatInt(f.used, 10))
-	msg := fmt.Sprintf("%s is %d-byte aligned: %s", v.Name, f.used, f.why)
+	used := strconv.FormatInt(f.used, 10)
+	v.Attrs.Set(AttrAlign, used)
+	var msg string
 	if f.assumed() {
-		msg = fmt.Sprintf("%s is assumed %d-byte aligned (assume=%s) but proved only %d: %s", v.Name, f.used, a.p.assume, f.proved, f.why)
+		msg = v.Name + " is assumed " + used + "-byte aligned (assume=" + a.p.assume + ") but proved only " + strconv.FormatInt(f.proved, 10) + ": " + f.why
+	} else {
+		msg = v.Name + " is " + used + "-byte aligned: " + f.why
 	}
 	if f.accessed {
 		f.vec, f.vecWhy = vectorWidth(v.Type.Tensor, f.used)
-		v.Attrs.Set(AttrVec, strconv.FormatInt(f.vec, 10))
-		msg += fmt.Sprintf("; vector width %d: %s", f.vec, f.vecWhy)
+		vec := strconv.FormatInt(f.vec, 10)
+		v.Attrs.Set(AttrVec, vec)
+		msg += "; vector width " + vec + ": " + f.vecWhy
 	} else {
 		v.Attrs = without(v.Attrs, AttrVec) // from an earlier run
 	}
@@ -55,6 +61,9 @@ func (a *analysis) remarkAt(v *ir.Value, msg string) {
 }
 
 func without(as ir.Attrs, key string) ir.Attrs {
+	if _, ok := as.Get(key); !ok {
+		return as
+	}
 	var out ir.Attrs
 	for _, kv := range as {
 		if kv.Key != key {
