@@ -22,6 +22,9 @@ type graphBuilder struct {
 	// stmtOff is the offset of the statement being read in its logical
 	// line; nodes are positioned there.
 	stmtOff int
+	// Buffers reused from statement to statement.
+	spans     []span
+	targetBuf []target
 }
 
 // binding is what a name refers to: a value, or a tuple-returning node
@@ -141,8 +144,17 @@ func (p *parser) annotation(l *logical, off int, text string) (ir.Type, error) {
 	if len(text) >= 2 && (text[0] == '"' || text[0] == '\'') && text[len(text)-1] == text[0] {
 		text, off = text[1:len(text)-1], off+1
 	}
+	if t, ok := p.types[text]; ok {
+		return t, nil
+	}
 	t, err := ir.ParseType(text)
 	if err == nil {
+		if len(p.types) < maxTypeCache {
+			if p.types == nil {
+				p.types = map[string]ir.Type{}
+			}
+			p.types[strings.Clone(text)] = t
+		}
 		return t, nil
 	}
 	if looksLikeType(text) {
@@ -152,6 +164,12 @@ func (p *parser) annotation(l *logical, off int, text string) (ir.Type, error) {
 		"annotation %q is not a tensor or Sym type; ignored", text)
 	return ir.Type{}, nil
 }
+
+// maxTypeCache bounds the parser's annotation cache. A graph repeats a few
+// hundred annotations over and over (every `bf16[2048, 64][64, 1]cuda:0`
+// parses to the same type); values share the parsed type, which is never
+// changed in place (passes clone a type before changing it).
+const maxTypeCache = 1 << 14
 
 func looksLikeType(text string) bool {
 	if strings.HasPrefix(text, "Sym(") {
@@ -182,6 +200,7 @@ func (p *parser) graphLine(l *logical, text string) error {
 			continue
 		}
 		gb.stmtOff = st.off
+		p.exprs.reset() // the last statement's expressions are dead
 		done, err := gb.statement(l, st)
 		if err != nil {
 			return err

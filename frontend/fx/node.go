@@ -116,23 +116,33 @@ func CanonicalTarget(dotted string) string {
 }
 
 func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args []ir.Arg, kwargs []ir.Kwarg) (*ir.Node, error) {
-	target := CanonicalTarget(callee)
-	var schema ir.OpSchema
-	if gb.p.opts.Lookup != nil {
-		schema = gb.p.opts.Lookup(target)
-	}
-	nres := 1
-	if rc, ok := schema.(ir.ResultCounter); ok && schema != nil {
-		n, variadic := rc.NumResults()
-		nres = n
-		if variadic {
-			nres = 0 // getitem statements add results as they name them
+	op, ok := gb.p.ops[callee]
+	if !ok {
+		// First call of this op: look it up once, and warn about it once.
+		op.target = CanonicalTarget(callee)
+		if gb.p.opts.Lookup != nil {
+			op.schema = gb.p.opts.Lookup(op.target)
+		}
+		op.nres = 1
+		if rc, ok := op.schema.(ir.ResultCounter); ok && op.schema != nil {
+			n, variadic := rc.NumResults()
+			op.nres = n
+			if variadic {
+				op.nres = 0 // getitem statements add results as they name them
+			}
+		}
+		if len(gb.p.ops) < maxOpCache {
+			if gb.p.ops == nil {
+				gb.p.ops = map[string]opEntry{}
+			}
+			gb.p.ops[strings.Clone(callee)] = op
+		}
+		if !gb.p.warnedOps[op.target] {
+			gb.p.warnedOps[op.target] = true
+			gb.warnOpGap(gb.p.posIn(l, e.col), op.target, op.schema)
 		}
 	}
-	if !gb.p.warnedOps[target] {
-		gb.p.warnedOps[target] = true
-		gb.warnOpGap(gb.p.posIn(l, e.col), target, schema)
-	}
+	target, schema, nres := op.target, op.schema, op.nres
 	n := gb.add(l, e, name, target, ir.FormOp, args, kwargs, nres)
 	n.Op = schema
 	if nres > 1 {
@@ -143,6 +153,18 @@ func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args 
 	}
 	return n, nil
 }
+
+// opEntry is what the parser knows about an op callee
+// ("torch.ops.aten.add.Tensor"): its canonical target, shared by every
+// node that calls it, its registry entry and its result count.
+type opEntry struct {
+	target string
+	schema ir.OpSchema
+	nres   int
+}
+
+// maxOpCache bounds the parser's op cache (a graph calls a few hundred ops).
+const maxOpCache = 1 << 12
 
 // warnOpGap warns about an op kiln cannot type: one PyTorch does not have
 // (with the closest name PyTorch has), or one whose schema kiln knows

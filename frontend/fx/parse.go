@@ -69,6 +69,11 @@ type parser struct {
 	skipIndent int
 	className  string
 	g          *graphBuilder
+	segs       []segment          // the logical line's segments, reused from line to line
+	types      map[string]ir.Type // annotation text -> its type (see maxTypeCache)
+	toks       []token            // the statement's tokens, reused from statement to statement
+	ops        map[string]opEntry // op callee -> its target and schema
+	exprs      exprArena          // the statement's expressions
 }
 
 var (
@@ -88,7 +93,8 @@ func (p *parser) run(src string) error {
 			// file into one line at every line it appears on (quadratic).
 			maxBytes = min(maxBytes, proseJoinBytes)
 		}
-		l, next := joinLogical(lines, i, maxBytes)
+		l, next := joinLogicalInto(p.segs, lines, i, maxBytes)
+		p.segs = l.segs
 		if (l.unclosed >= 0 || l.tooLong) && prose {
 			// Prose with a stray bracket must not swallow the graphs after it.
 			l, next = joinLogical(lines[i:i+1], 0, limits.LineBytes)

@@ -10,15 +10,18 @@ type span struct {
 func splitTop(s string, sep byte) []span {
 	var out []span
 	depth, start := 0, 0
-	codeBytes(s, func(i int, c byte) bool {
-		switch {
-		case isOpen(c):
-			depth++
-		case isClose(c):
-			depth--
-		case c == sep && depth == 0:
-			out = append(out, span{s[start:i], start})
-			start = i + 1
+	codeRuns(s, func(off int, run string) bool {
+		for j := 0; j < len(run); j++ {
+			switch c := run[j]; {
+			case isOpen(c):
+				depth++
+			case isClose(c):
+				depth--
+			case c == sep && depth == 0:
+				i := off + j
+				out = append(out, span{s[start:i], start})
+				start = i + 1
+			}
 		}
 		return true
 	})
@@ -29,27 +32,30 @@ func splitTop(s string, sep byte) []span {
 // assignment (not part of ==, <=, >=, !=), or -1.
 func findAssign(s string) int {
 	depth, found := 0, -1
-	codeBytes(s, func(i int, c byte) bool {
-		switch {
-		case isOpen(c):
-			depth++
-		case isClose(c):
-			depth--
-		case c == '#' && depth == 0:
-			return false
-		case c == '=' && depth == 0:
-			prev, next := byte(0), byte(0)
-			if i > 0 {
-				prev = s[i-1]
+	codeRuns(s, func(off int, run string) bool {
+		for j := 0; j < len(run); j++ {
+			switch c := run[j]; {
+			case isOpen(c):
+				depth++
+			case isClose(c):
+				depth--
+			case c == '#' && depth == 0:
+				return false
+			case c == '=' && depth == 0:
+				i := off + j
+				prev, next := byte(0), byte(0)
+				if i > 0 {
+					prev = s[i-1]
+				}
+				if i+1 < len(s) {
+					next = s[i+1]
+				}
+				if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
+					continue
+				}
+				found = i
+				return false
 			}
-			if i+1 < len(s) {
-				next = s[i+1]
-			}
-			if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
-				return true
-			}
-			found = i
-			return false
 		}
 		return true
 	})
@@ -58,15 +64,10 @@ func findAssign(s string) int {
 
 // stripComment removes a trailing `# ...` outside strings.
 func stripComment(s string) string {
-	end := len(s)
-	codeBytes(s, func(i int, c byte) bool {
-		if c == '#' {
-			end = i
-			return false
-		}
-		return true
-	})
-	return s[:end]
+	if at := commentAt(s); at >= 0 {
+		return s[:at]
+	}
+	return s
 }
 
 // trimSpan trims spaces, keeping the offset right.

@@ -94,6 +94,9 @@ func augmented(lhs string) (name, op string, ok bool) {
 	for end > 0 && strings.IndexByte("+-*/%@&|^<>", t[end-1]) >= 0 {
 		end--
 	}
+	if end == len(t) {
+		return "", "", false // no operator before the '=': most statements
+	}
 	name, sym := strings.TrimSpace(t[:end]), t[end:]
 	op, ok = augmentedOps[sym]
 	return name, op, ok && isIdentifier(name)
@@ -144,24 +147,29 @@ func (gb *graphBuilder) aliasAfter(l *logical, st span, base string) (target, bo
 
 // isRelease recognizes `a = b = None`, which FX emits after last uses.
 func isRelease(stmt string) bool {
-	parts := strings.Split(stmt, "=")
-	if len(parts) < 2 || strings.TrimSpace(parts[len(parts)-1]) != "None" {
+	last := strings.LastIndexByte(stmt, '=')
+	if last < 0 || strings.TrimSpace(stmt[last+1:]) != "None" {
 		return false
 	}
-	for _, p := range parts[:len(parts)-1] {
-		if !isIdentifier(strings.TrimSpace(p)) {
+	for rest := stmt[:last]; ; {
+		part, after, more := strings.Cut(rest, "=")
+		if !isIdentifier(strings.TrimSpace(part)) {
 			return false
 		}
+		if !more {
+			return true
+		}
+		rest = after
 	}
-	return true
 }
 
 func (gb *graphBuilder) parseRHS(l *logical, rhs span) (*pyExpr, error) {
-	toks, err := lex(rhs.text)
+	toks, err := lexInto(gb.p.toks, rhs.text)
 	if err != nil {
 		return nil, gb.p.wrapLex(l, rhs.off, err, "")
 	}
-	ep := &exprParser{toks: toks}
+	gb.p.toks = toks // the tokens die with the statement's expressions
+	ep := &exprParser{toks: toks, src: rhs.text, arena: &gb.p.exprs}
 	if ep.peek().kind == tEOF {
 		return nil, gb.p.errIn(l, rhs.off, "missing expression after '='", "")
 	}
@@ -198,9 +206,15 @@ func shift(e *pyExpr, by int) {
 
 // targets parses `name`, `name: "ann"`, or `a, b: f64[], c, =` unpack lists.
 func (gb *graphBuilder) targets(l *logical, lhs span) ([]target, bool, error) {
-	parts := splitTop(lhs.text, ',')
+	var parts []span
+	if strings.IndexByte(lhs.text, ',') < 0 {
+		parts = append(gb.spans[:0], span{lhs.text, 0}) // one target: most statements
+	} else {
+		parts = splitTop(lhs.text, ',')
+	}
 	isTuple := len(parts) > 1
-	var out []target
+	out := gb.targetBuf[:0] // the caller is done with them before the next statement
+	defer func() { gb.targetBuf = out[:0] }()
 	for _, part := range parts {
 		part = trimSpan(span{part.text, lhs.off + part.off})
 		if part.text == "" {
