@@ -51,6 +51,7 @@ type Graph struct {
 	Module *Module
 
 	nextValue, nextNode int
+	slab                slab
 }
 
 // ReturnForm is the spelling of a graph's return statement.
@@ -172,8 +173,12 @@ func (g *Graph) AddInput(name string, t Type, pos diag.Pos) *Value {
 // NewNode creates a node with nres results. The node is not placed in the
 // graph; use Append or InsertBefore.
 func (g *Graph) NewNode(name, target string, form CallForm, args []Arg, kwargs []Kwarg, nres int) *Node {
-	n := &Node{ID: g.nextNode, Name: name, Target: target, Form: form, Args: args, Kwargs: kwargs, graph: g}
+	n := g.slab.node()
+	*n = Node{ID: g.nextNode, Name: name, Target: target, Form: form, Args: args, Kwargs: kwargs, graph: g}
 	g.nextNode++
+	if nres > 0 {
+		n.Results = g.slab.results(nres)
+	}
 	for i := 0; i < nres; i++ {
 		n.AddResult("")
 	}
@@ -186,7 +191,8 @@ func (g *Graph) NewNode(name, target string, form CallForm, args []Arg, kwargs [
 // AddResult appends a result value to n.
 func (n *Node) AddResult(name string) *Value {
 	g := n.graph
-	v := &Value{ID: g.nextValue, Name: name, Def: n, Index: len(n.Results), Pos: n.Pos}
+	v := g.slab.value()
+	*v = Value{ID: g.nextValue, Name: name, Def: n, Index: len(n.Results), Pos: n.Pos}
 	g.nextValue++
 	n.Results = append(n.Results, v)
 	return v

@@ -482,10 +482,12 @@ func (a *exprArena) alloc() *pyExpr {
 
 // alloc returns a node holding v, from the arena when the parser has one.
 func (p *exprParser) alloc(v pyExpr) *pyExpr {
+	var e *pyExpr
 	if p.arena == nil {
-		return &v
+		e = new(pyExpr) // not &v: v would then always escape
+	} else {
+		e = p.arena.alloc()
 	}
-	e := p.arena.alloc()
 	*e = v
 	return e
 }

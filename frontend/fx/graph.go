@@ -25,6 +25,10 @@ type graphBuilder struct {
 	// Buffers reused from statement to statement.
 	spans     []span
 	targetBuf []target
+	// Chunks the graph's argument lists are cut from (newArgs).
+	argChunk               []ir.Arg
+	kwargChunk             []ir.Kwarg
+	argChunkN, kwargChunkN int
 }
 
 // binding is what a name refers to: a value, or a tuple-returning node
@@ -45,6 +49,7 @@ func (p *parser) newGraph(pos diag.Pos) *graphBuilder {
 func (p *parser) beginGraph(l *logical, text string) error {
 	pos := p.posIn(l, 0)
 	gb := p.newGraph(pos)
+	gb.scope = make(map[string]binding, p.bodyLines(l.indent))
 	open := strings.IndexByte(text, '(')
 	close := matchingParen(text, open)
 	if close < 0 {
@@ -86,6 +91,22 @@ func (p *parser) beginGraph(l *logical, text string) error {
 	}
 	p.mode = inGraph
 	return nil
+}
+
+// bodyLines counts the lines after the current one up to the first that
+// is indented no deeper than indent: about how many names the body of a
+// def binds, so that its scope is sized once instead of grown by
+// rehashing a million names.
+func (p *parser) bodyLines(indent int) int {
+	n := 0
+	for _, l := range p.lines[min(p.lineAt+1, len(p.lines)):] {
+		t := strings.TrimLeft(l.text, " \t")
+		if t != "" && len(l.text)-len(t) <= indent {
+			break
+		}
+		n++
+	}
+	return min(n, 1<<22)
 }
 
 func (p *parser) beginNodeForm(l *logical) {

@@ -74,6 +74,8 @@ type parser struct {
 	toks       []token            // the statement's tokens, reused from statement to statement
 	ops        map[string]opEntry // op callee -> its target and schema
 	exprs      exprArena          // the statement's expressions
+	lines      []rawLine          // the input's lines
+	lineAt     int                // the index in lines of the line being read
 }
 
 var (
@@ -85,7 +87,9 @@ var (
 
 func (p *parser) run(src string) error {
 	lines := splitLines(src)
+	p.lines = lines
 	for i := 0; i < len(lines); {
+		p.lineAt = i
 		prose := p.mode == outside || p.mode == skipping
 		maxBytes := limits.LineBytes
 		if prose {

@@ -559,7 +559,7 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 }
 
 func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
-	elems := make([]ir.Arg, len(e.elems))
+	elems := gb.newArgs(len(e.elems))
 	for i, x := range e.elems {
 		a, err := gb.toArg(l, x)
 		if err != nil {
