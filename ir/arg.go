@@ -31,14 +31,16 @@ const (
 
 // Arg is a node argument: an SSA value or a constant.
 type Arg struct {
+	// The one-byte fields come first, together: a graph holds millions
+	// of arguments, and padding after each would cost 16 bytes apiece.
 	Kind   ArgKind
+	Bool   bool
+	DType  DType
 	Value  *Value
 	Int    int64
 	Float  float64
 	Imag   float64 // ArgComplex's imaginary part
-	Bool   bool
 	Str    string
-	DType  DType
 	Device Device
 	Elems  []Arg // list, tuple, dict values
 	Keys   []Arg // dict keys, parallel to Elems
@@ -175,7 +177,7 @@ func (a Arg) write(b *strings.Builder) {
 	case ArgValue:
 		b.WriteString(a.Value.Name)
 	case ArgInt:
-		b.WriteString(strconv.FormatInt(a.Int, 10))
+		writeInt(b, a.Int)
 	case ArgFloat:
 		b.WriteString(PyFloat(a.Float))
 	case ArgComplex:
@@ -197,7 +199,8 @@ func (a Arg) write(b *strings.Builder) {
 	case ArgDevice:
 		b.WriteString(a.Device.PyRepr())
 	case ArgEnum:
-		b.WriteString("torch." + a.Str)
+		b.WriteString("torch.")
+		b.WriteString(a.Str)
 	case ArgList:
 		writeSeq(b, "[", "]", a.Elems, false)
 	case ArgTuple:

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -124,13 +125,23 @@ func (t Type) String() string {
 // when known ("f32[4, 3][3, 1]cuda:0").
 func (t *TensorType) String() string {
 	var b strings.Builder
-	b.WriteString(t.DType.Abbr())
-	writeExprList(&b, t.Shape)
-	if t.Strides != nil {
-		writeExprList(&b, t.Strides)
-	}
-	b.WriteString(t.Device.String())
+	t.write(&b)
 	return b.String()
+}
+
+func (t *TensorType) write(b *strings.Builder) {
+	b.WriteString(t.DType.Abbr())
+	writeExprList(b, t.Shape)
+	if t.Strides != nil {
+		writeExprList(b, t.Strides)
+	}
+	if t.Device.Known() {
+		b.WriteString(t.Device.Type)
+		if t.Device.Index >= 0 {
+			b.WriteByte(':')
+			writeInt(b, int64(t.Device.Index))
+		}
+	}
 }
 
 func writeExprList(b *strings.Builder, es []sym.Expr) {
@@ -139,9 +150,19 @@ func writeExprList(b *strings.Builder, es []sym.Expr) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(e.String())
+		if c, ok := e.Const(); ok {
+			writeInt(b, c) // as String prints it, without making a string
+		} else {
+			b.WriteString(e.String())
+		}
 	}
 	b.WriteByte(']')
+}
+
+// writeInt writes v in decimal.
+func writeInt(b *strings.Builder, v int64) {
+	var buf [20]byte
+	b.Write(strconv.AppendInt(buf[:0], v, 10))
 }
 
 // SameTensorType reports whether a and b agree on every field the annotation
