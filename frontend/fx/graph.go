@@ -215,7 +215,8 @@ func (p *parser) graphLine(l *logical, text string) error {
 		gb.comment(text)
 		return nil
 	}
-	for _, st := range splitTop(stripComment(text), ';') {
+	p.stmts = splitTopInto(p.stmts[:0], stripComment(text), ';')
+	for _, st := range p.stmts {
 		st = trimSpan(st)
 		if st.text == "" {
 			continue

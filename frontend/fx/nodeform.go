@@ -2,6 +2,7 @@ package fx
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -140,7 +141,7 @@ func (p *parser) nodeFormArgs(l *logical, off int, rest string) ([]ir.Arg, []ir.
 		}
 		switch kw.name {
 		case "args":
-			args = a.Elems
+			args = slices.Clone(a.Elems) // a node's own list: seqArg may share a.Elems
 		case "kwargs":
 			for i, k := range a.Keys {
 				kwargs = append(kwargs, ir.Kwarg{Name: k.Str, Arg: a.Elems[i]})

@@ -69,13 +69,15 @@ type parser struct {
 	skipIndent int
 	className  string
 	g          *graphBuilder
-	segs       []segment          // the logical line's segments, reused from line to line
-	types      map[string]ir.Type // annotation text -> its type (see maxTypeCache)
-	toks       []token            // the statement's tokens, reused from statement to statement
-	ops        map[string]opEntry // op callee -> its target and schema
-	exprs      exprArena          // the statement's expressions
-	lines      []rawLine          // the input's lines
-	lineAt     int                // the index in lines of the line being read
+	segs       []segment           // the logical line's segments, reused from line to line
+	types      map[string]ir.Type  // annotation text -> its type (see maxTypeCache)
+	toks       []token             // the statement's tokens, reused from statement to statement
+	ops        map[string]opEntry  // op callee -> its target and schema
+	exprs      exprArena           // the statement's expressions
+	lines      []rawLine           // the input's lines
+	lineAt     int                 // the index in lines of the line being read
+	stmts      []span              // the line's statements, reused from line to line
+	lists      map[string][]ir.Arg // int list text -> its shared elements (intList)
 }
 
 var (

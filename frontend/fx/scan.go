@@ -1,5 +1,7 @@
 package fx
 
+import "strings"
+
 // codeRuns calls visit with every maximal run of s that is Python code
 // rather than the inside of a string literal (the quotes themselves belong
 // to no run), with the run's offset in s. visit returns false to stop.
@@ -8,31 +10,42 @@ package fx
 // through it, so they agree on what a string is; a scan loops over a
 // run's bytes itself, so no call is made per byte.
 func codeRuns(s string, visit func(off int, run string) bool) (openQuote int) {
-	var quote byte
-	openQuote = -1
 	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote, openQuote = 0, -1
-				start = i + 1
-			}
-		case c == '\'' || c == '"':
-			if i > start && !visit(start, s[start:i]) {
+	for {
+		q := strings.IndexAny(s[start:], `'"`)
+		if q < 0 {
+			if start < len(s) && !visit(start, s[start:]) {
 				return -1
 			}
-			quote, openQuote = c, i
+			return -1
 		}
+		q += start
+		if q > start && !visit(start, s[start:q]) {
+			return -1
+		}
+		// Inside the literal: find its closing quote, skipping escapes.
+		quote, i := s[q], q+1
+		for {
+			j := strings.IndexAny(s[i:], quoteOrEscape[quote])
+			if j < 0 {
+				return q // still open at the end
+			}
+			i += j
+			if s[i] == '\\' {
+				i += 2
+				if i >= len(s) {
+					return q
+				}
+				continue
+			}
+			break
+		}
+		start = i + 1
 	}
-	if quote == 0 && start < len(s) && !visit(start, s[start:]) {
-		return -1
-	}
-	return openQuote
 }
+
+// quoteOrEscape maps a quote to the bytes that matter inside its literal.
+var quoteOrEscape = [256]string{'\'': `'\`, '"': `"\`}
 
 // codeBytes calls visit with the offset and value of every byte of s that is
 // Python code (see codeRuns). visit returns false to stop. codeBytes

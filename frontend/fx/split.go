@@ -1,5 +1,7 @@
 package fx
 
+import "strings"
+
 // span is a piece of a statement: its text and its offset in the statement.
 type span struct {
 	text string
@@ -7,8 +9,13 @@ type span struct {
 }
 
 // splitTop splits s on sep where sep is outside brackets and strings.
-func splitTop(s string, sep byte) []span {
-	var out []span
+func splitTop(s string, sep byte) []span { return splitTopInto(nil, s, sep) }
+
+// splitTopInto is splitTop appending to out.
+func splitTopInto(out []span, s string, sep byte) []span {
+	if strings.IndexByte(s, sep) < 0 {
+		return append(out, span{s, 0})
+	}
 	depth, start := 0, 0
 	codeRuns(s, func(off int, run string) bool {
 		for j := 0; j < len(run); j++ {
@@ -31,6 +38,9 @@ func splitTop(s string, sep byte) []span {
 // findAssign returns the offset of the first top-level '=' that is an
 // assignment (not part of ==, <=, >=, !=), or -1.
 func findAssign(s string) int {
+	if strings.IndexByte(s, '=') < 0 {
+		return -1
+	}
 	depth, found := 0, -1
 	codeRuns(s, func(off int, run string) bool {
 		for j := 0; j < len(run); j++ {

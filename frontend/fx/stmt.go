@@ -559,6 +559,14 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 }
 
 func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
+	if e.kind != eDict {
+		if elems, ok := gb.intList(l, e); ok {
+			if e.kind == eList {
+				return ir.ListArg(elems...), nil
+			}
+			return ir.TupleArg(elems...), nil
+		}
+	}
 	elems := gb.newArgs(len(e.elems))
 	for i, x := range e.elems {
 		a, err := gb.toArg(l, x)
@@ -587,6 +595,40 @@ func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
 	}
 	return ir.Arg{Kind: ir.ArgDict, Elems: elems, Keys: keys}, nil
 }
+
+// intList returns the elements of a list or tuple of int literals
+// (`[32, 64]`, the sizes of a view), shared by every argument spelled the
+// same: a large graph repeats a few hundred such lists a million times.
+// Argument lists are never changed in place, and a shared one has no
+// spare capacity, so appending to it copies it.
+func (gb *graphBuilder) intList(l *logical, e *pyExpr) ([]ir.Arg, bool) {
+	if len(e.elems) == 0 {
+		return nil, false
+	}
+	for _, x := range e.elems {
+		if x.kind != eInt {
+			return nil, false
+		}
+	}
+	text := l.text[e.col:e.end]
+	if elems, ok := gb.p.lists[text]; ok {
+		return elems, true
+	}
+	elems := make([]ir.Arg, len(e.elems))
+	for i, x := range e.elems {
+		elems[i] = ir.IntArg(x.intV)
+	}
+	if len(gb.p.lists) < maxListCache {
+		if gb.p.lists == nil {
+			gb.p.lists = map[string][]ir.Arg{}
+		}
+		gb.p.lists[strings.Clone(text)] = elems
+	}
+	return elems, true
+}
+
+// maxListCache bounds the parser's cache of int lists.
+const maxListCache = 1 << 14
 
 // attrArg interprets dotted constants: dtypes, layouts and memory formats,
 // op references.
