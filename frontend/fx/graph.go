@@ -86,7 +86,7 @@ func (p *parser) beginGraph(l *logical, text string) error {
 		if err != nil {
 			return err
 		}
-		gb.bind(name, binding{v: gb.g.AddInput(name, t, p.posIn(l, open+1+param.off))})
+		gb.bind(name, binding{v: gb.g.AddInput(p.keep(name), t, p.posIn(l, open+1+param.off))})
 		gb.g.Inputs[len(gb.g.Inputs)-1].Annot = t
 	}
 	p.mode = inGraph
@@ -168,13 +168,14 @@ func (p *parser) annotation(l *logical, off int, text string) (ir.Type, error) {
 	if t, ok := p.types[text]; ok {
 		return t, nil
 	}
-	t, err := ir.ParseType(text)
+	own := strings.Clone(text) // the type keeps pieces of its text (the device name)
+	t, err := ir.ParseType(own)
 	if err == nil {
 		if len(p.types) < maxTypeCache {
 			if p.types == nil {
 				p.types = map[string]ir.Type{}
 			}
-			p.types[strings.Clone(text)] = t
+			p.types[own] = t
 		}
 		return t, nil
 	}

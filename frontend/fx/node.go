@@ -99,7 +99,7 @@ func (gb *graphBuilder) callArgs(l *logical, e *pyExpr) ([]ir.Arg, []ir.Kwarg, e
 		if err != nil {
 			return nil, nil, err
 		}
-		kwargs[i] = ir.Kwarg{Name: kw.name, Arg: a}
+		kwargs[i] = ir.Kwarg{Name: gb.p.intern(kw.name), Arg: a}
 	}
 	return args, kwargs, nil
 }
@@ -192,7 +192,10 @@ func (gb *graphBuilder) warnOpGap(pos diag.Pos, target string, schema ir.OpSchem
 }
 
 func (gb *graphBuilder) add(l *logical, e *pyExpr, name, target string, form ir.CallForm, args []ir.Arg, kwargs []ir.Kwarg, nres int) *ir.Node {
-	n := gb.g.NewNode(name, target, form, args, kwargs, nres)
+	if form != ir.FormOp { // an op's target comes from the op cache, already its own
+		target = gb.p.intern(target)
+	}
+	n := gb.g.NewNode(gb.p.keep(name), target, form, args, kwargs, nres)
 	n.Pos = gb.p.posIn(l, gb.stmtOff)
 	for _, r := range n.Results {
 		r.Pos = n.Pos

@@ -78,6 +78,8 @@ type parser struct {
 	lineAt     int                 // the index in lines of the line being read
 	stmts      []span              // the line's statements, reused from line to line
 	lists      map[string][]ir.Arg // int list text -> its shared elements (intList)
+	names      strings.Builder     // the chunk keep copies names into
+	interned   map[string]string   // intern's copies
 }
 
 var (
@@ -161,7 +163,7 @@ func (p *parser) line(l *logical) (bool, error) {
 
 func (p *parser) outsideLine(l *logical, text string) error {
 	if m := classRe.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "#") {
-		p.className = m[1]
+		p.className = strings.Clone(m[1])
 		return nil
 	}
 	if m := defRe.FindStringSubmatch(text); m != nil {
@@ -244,3 +246,43 @@ func (p *parser) warn(pos diag.Pos, code, hint, format string, args ...any) {
 		Severity: diag.Warning, Code: code, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: hint,
 	})
 }
+
+// keep returns a copy of s that does not hold on to the input: a name
+// (a slice of the source text) would otherwise keep the whole source
+// alive as long as the graph. Copies are cut from shared chunks (a
+// strings.Builder never changes what it wrote), not allocated one by one.
+func (p *parser) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > keepChunk/16 {
+		return strings.Clone(s)
+	}
+	if p.names.Cap()-p.names.Len() < len(s) {
+		p.names = strings.Builder{}
+		p.names.Grow(keepChunk)
+	}
+	start := p.names.Len()
+	p.names.WriteString(s)
+	return p.names.String()[start:]
+}
+
+const keepChunk = 32 << 10
+
+// intern is keep for strings that repeat (targets, keyword names): one
+// copy each.
+func (p *parser) intern(s string) string {
+	if k, ok := p.interned[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	if len(p.interned) < maxInterned {
+		if p.interned == nil {
+			p.interned = map[string]string{}
+		}
+		p.interned[k] = k
+	}
+	return k
+}
+
+const maxInterned = 1 << 14

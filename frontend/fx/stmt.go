@@ -266,7 +266,7 @@ func (gb *graphBuilder) unpack(l *logical, targets []target, e *pyExpr, off int)
 	if e.kind == eCall && strings.Contains(e.base.dotted(), "tree_flatten") {
 		gb.g.Inputs = nil
 		for _, t := range targets {
-			v := gb.g.AddInput(t.name, t.typ, gb.p.posIn(l, t.off))
+			v := gb.g.AddInput(gb.p.keep(t.name), t.typ, gb.p.posIn(l, t.off))
 			v.Annot = t.typ
 			gb.bind(t.name, binding{v: v})
 		}
@@ -329,7 +329,7 @@ func (gb *graphBuilder) bindResult(n *ir.Node, i int, t target) {
 	}
 	r := n.Results[i]
 	if r.Name == "" {
-		r.Name = t.name
+		r.Name = gb.p.keep(t.name)
 	}
 	r.Type, r.Annot = t.typ, t.typ
 	gb.bind(t.name, binding{v: r})
@@ -397,11 +397,11 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			if e.kind == eBinary { // the parentheses FX prints are outside the expression
 				src = "(" + src + ")"
 			}
-			return ir.ComplexArg(re, im, src), nil
+			return ir.ComplexArg(re, im, gb.p.keep(src)), nil
 		}
 	case eUnary:
 		if re, im, ok := complexConst(e); ok {
-			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
+			return ir.ComplexArg(re, im, gb.p.keep(l.text[e.col:e.end])), nil
 		}
 		if e.op == "-" {
 			switch inner := e.base; inner.kind {
@@ -416,7 +416,7 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			}
 		}
 	case eAttr:
-		return attrArg(e.dotted(), l.text[e.col:e.end]), nil
+		return gb.p.attrArg(e.dotted(), l.text[e.col:e.end]), nil
 	case eEllipsis:
 		return ir.Arg{Kind: ir.ArgEllipsis}, nil
 	case eCall:
@@ -427,10 +427,10 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			return gb.sliceArg(l, e)
 		}
 		if re, im, ok := complexConst(e); ok {
-			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
+			return ir.ComplexArg(re, im, gb.p.keep(l.text[e.col:e.end])), nil
 		}
 	}
-	return ir.Arg{Kind: ir.ArgRaw, Str: l.text[e.col:e.end]}, nil
+	return ir.Arg{Kind: ir.ArgRaw, Str: gb.p.keep(l.text[e.col:e.end])}, nil
 }
 
 // realConst reads a real number literal, negated or not.
@@ -544,7 +544,7 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		if !gb.implicit {
 			return ir.Arg{}, gb.p.errIn(l, e.col, fmt.Sprintf("undefined name %q", e.name), "every name must be a forward() parameter or defined by an earlier statement")
 		}
-		v := gb.g.AddInput(e.name, ir.Type{}, gb.p.posIn(l, e.col))
+		v := gb.g.AddInput(gb.p.keep(e.name), ir.Type{}, gb.p.posIn(l, e.col))
 		b = binding{v: v}
 		gb.bind(e.name, b)
 	}
@@ -584,7 +584,7 @@ func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
 	keys := make([]ir.Arg, len(e.keys))
 	for i, k := range e.keys {
 		if k.kind == eName { // node form prints dict keys bare: {dim: 1}
-			keys[i] = ir.StringArg(k.name)
+			keys[i] = ir.StringArg(gb.p.keep(k.name))
 			continue
 		}
 		a, err := gb.toArg(l, k)
@@ -632,7 +632,7 @@ const maxListCache = 1 << 14
 
 // attrArg interprets dotted constants: dtypes, layouts and memory formats,
 // op references.
-func attrArg(dotted, raw string) ir.Arg {
+func (p *parser) attrArg(dotted, raw string) ir.Arg {
 	if name, ok := strings.CutPrefix(dotted, "torch."); ok {
 		if dt, ok := ir.DTypeFromName(name); ok {
 			return ir.DTypeArg(dt)
@@ -640,13 +640,13 @@ func attrArg(dotted, raw string) ir.Arg {
 		switch name {
 		case "strided", "sparse_coo", "sparse_csr", "jagged", "contiguous_format", "preserve_format",
 			"channels_last", "channels_last_3d":
-			return ir.EnumArg(name)
+			return ir.EnumArg(p.intern(name))
 		}
 		if strings.HasPrefix(name, "ops.") {
-			return ir.Arg{Kind: ir.ArgOpRef, Str: dotted}
+			return ir.Arg{Kind: ir.ArgOpRef, Str: p.intern(dotted)}
 		}
 	}
-	return ir.Arg{Kind: ir.ArgRaw, Str: raw}
+	return ir.Arg{Kind: ir.ArgRaw, Str: p.keep(raw)}
 }
 
 // deviceArg reads device(type='cuda', index=0) and device('cuda:0').

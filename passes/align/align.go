@@ -150,6 +150,7 @@ func (p *Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 	changed := a.realignInputs()
 	a.analyse()
 	changed = a.insertAssertions() || changed
+	a.namer = nil // every name is taken by now: let the graph's name set go
 	changed = a.record() || changed
 	return changed, nil
 }

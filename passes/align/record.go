@@ -52,6 +52,7 @@ func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
 	} else {
 		a.ctx.Remark(n, CodeRemark, "%s", msg)
 	}
+	a.facts.Set(v, nil) // recorded: its fact (and reasons) can go while the remarks pile up
 	return true
 }
 
