@@ -401,7 +401,8 @@ func (g *Graph) UsedNames() map[string]bool {
 }
 
 // Attrs are derived facts as ordered key=value pairs, printed as a trailing
-// comment (`# align=4 vec=1`).
+// comment (`# align=4 vec=1`). A list may be shared by several values:
+// change one through Set, which copies it, never in place.
 type Attrs []Attr
 
 // Attr is one derived fact.
@@ -411,7 +412,13 @@ type Attr struct{ Key, Val string }
 func (a *Attrs) Set(key, val string) {
 	for i := range *a {
 		if (*a)[i].Key == key {
-			(*a)[i].Val = val
+			if (*a)[i].Val != val {
+				// Copy on write: values may share one list (align gives
+				// every value with the same facts the same one).
+				c := slices.Clone(*a)
+				c[i].Val = val
+				*a = c
+			}
 			return
 		}
 	}

@@ -51,6 +51,7 @@ type analysis struct {
 	g     *ir.Graph
 	facts *ir.ValueMap[*fact]
 	namer *ir.Namer
+	attrs map[[2]string]ir.Attrs // the attribute lists values share (shared)
 }
 
 func (a *analysis) assume() bool { return a.p.assume == AssumeInputsAndViews }

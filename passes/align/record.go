@@ -32,20 +32,29 @@ func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
 		return false
 	}
 	used := strconv.FormatInt(f.used, 10)
-	v.Attrs.Set(AttrAlign, used)
+	fresh := len(v.Attrs) == 0 // nothing recorded yet: the shared list will do
+	if !fresh {
+		v.Attrs.Set(AttrAlign, used)
+	}
 	var msg string
 	if f.assumed() {
 		msg = v.Name + " is assumed " + used + "-byte aligned (assume=" + a.p.assume + ") but proved only " + strconv.FormatInt(f.proved, 10) + ": " + f.why
 	} else {
 		msg = v.Name + " is " + used + "-byte aligned: " + f.why
 	}
+	vec := ""
 	if f.accessed {
 		f.vec, f.vecWhy = vectorWidth(v.Type.Tensor, f.used)
-		vec := strconv.FormatInt(f.vec, 10)
-		v.Attrs.Set(AttrVec, vec)
+		vec = strconv.FormatInt(f.vec, 10)
+		if !fresh {
+			v.Attrs.Set(AttrVec, vec)
+		}
 		msg += "; vector width " + vec + ": " + f.vecWhy
-	} else {
+	} else if !fresh {
 		v.Attrs = without(v.Attrs, AttrVec) // from an earlier run
+	}
+	if fresh {
+		v.Attrs = a.shared(used, vec)
 	}
 	if n == nil {
 		a.remarkAt(v, msg)
@@ -54,6 +63,26 @@ func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
 	}
 	a.facts.Set(v, nil) // recorded: its fact (and reasons) can go while the remarks pile up
 	return true
+}
+
+// shared returns `align=used vec=vec` (no vec when ""), one list for every
+// value with the same facts: a million values carry a handful of distinct
+// lists. (ir.Attrs.Set copies a shared list before it changes it.)
+func (a *analysis) shared(used, vec string) ir.Attrs {
+	key := [2]string{used, vec}
+	if s, ok := a.attrs[key]; ok {
+		return s
+	}
+	s := ir.Attrs{{Key: AttrAlign, Val: used}}
+	if vec != "" {
+		s = append(s, ir.Attr{Key: AttrVec, Val: vec})
+	}
+	s = slices.Clip(s)
+	if a.attrs == nil {
+		a.attrs = map[[2]string]ir.Attrs{}
+	}
+	a.attrs[key] = s
+	return s
 }
 
 // remarkAt reports a remark about a graph input, at its position.
