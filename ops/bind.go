@@ -45,7 +45,15 @@ func (o *Op) Bind(args []ir.Arg, kwargs []ir.Kwarg) (*Call, error) {
 		return nil, err
 	}
 	ps := o.Schema.Params
-	c := &Call{Op: o, Args: make([]ir.Arg, len(ps)), Given: make([]bool, len(ps))}
+	var c *Call
+	if len(ps) <= smallCall {
+		// One allocation for the call and its lists (fakeprop binds every node).
+		b := &callBuf{}
+		b.call = Call{Op: o, Args: b.args[:len(ps):len(ps)], Given: b.given[:len(ps):len(ps)]}
+		c = &b.call
+	} else {
+		c = &Call{Op: o, Args: make([]ir.Arg, len(ps)), Given: make([]bool, len(ps))}
+	}
 	copy(c.Args, args)
 	for i := range args {
 		c.Given[i] = true
@@ -66,6 +74,15 @@ func (o *Op) Bind(args []ir.Arg, kwargs []ir.Kwarg) (*Call, error) {
 	}
 	return c, nil
 }
+
+// callBuf is a Call with room for smallCall parameters.
+type callBuf struct {
+	call  Call
+	args  [smallCall]ir.Arg
+	given [smallCall]bool
+}
+
+const smallCall = 6
 
 // DefaultArg turns a parameter's default text into an argument.
 func DefaultArg(p Param) (ir.Arg, error) {
