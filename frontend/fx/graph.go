@@ -29,6 +29,9 @@ type graphBuilder struct {
 	argChunk               []ir.Arg
 	kwargChunk             []ir.Kwarg
 	argChunkN, kwargChunkN int
+	// fastOpCall's argument buffers.
+	fastArgs   []ir.Arg
+	fastKwargs []ir.Kwarg
 }
 
 // binding is what a name refers to: a value, or a tuple-returning node

@@ -44,6 +44,11 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if !isTuple {
+		if ok, err := gb.fastOpCall(l, targets[0], rhs); ok {
+			return false, err
+		}
+	}
 	expr, err := gb.parseRHS(l, rhs)
 	if err != nil {
 		return false, err
@@ -311,15 +316,20 @@ func (gb *graphBuilder) assign(l *logical, t target, e *pyExpr, off int) error {
 	if node == nil {
 		return gb.p.errIn(l, off, "unsupported right-hand side", "FX statements assign an op call, an operator on symbolic values, or a getitem")
 	}
+	gb.bindNode(t, node)
+	return nil
+}
+
+// bindNode names node's value (or its tuple) t.
+func (gb *graphBuilder) bindNode(t target, node *ir.Node) {
 	node.Stack = gb.stack
 	if node.IsTuple() || len(node.Results) != 1 {
 		gb.bind(t.name, binding{tuple: node})
-		return nil
+		return
 	}
 	v := node.Results[0]
 	v.Type, v.Annot = t.typ, t.typ
 	gb.bind(t.name, binding{v: v})
-	return nil
 }
 
 // bindResult names result i of a tuple node.
