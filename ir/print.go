@@ -74,6 +74,7 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 	flush(&b)
 	rel := g.lastUses()
 	parts := make([]strings.Builder, workers)
+	size := 0 // the largest chunk's text so far: the next chunks' buffers start that big
 	for lo := 0; lo < len(g.Nodes) && err == nil; lo += workers * streamChunk {
 		var wg sync.WaitGroup
 		for k := range parts {
@@ -86,11 +87,13 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 				if from > 0 {
 					stack = g.Nodes[from-1].Stack
 				}
+				parts[k].Grow(size + size/8)
 				g.writeNodes(&parts[k], from, to, stack, rel, nil)
 			}()
 		}
 		wg.Wait()
 		for k := range parts {
+			size = max(size, parts[k].Len())
 			flush(&parts[k])
 		}
 	}
@@ -375,24 +378,43 @@ type valueSet struct {
 }
 
 func newValueSet(g *Graph) *valueSet {
-	vals := g.Values()
 	maxID := -1
-	for _, v := range vals {
-		maxID = max(maxID, v.ID)
-	}
+	g.eachValue(func(v *Value) bool { maxID = max(maxID, v.ID); return true })
 	// Ids are unique in a verified graph; a graph printed before the
 	// verifier ran (a dump after a broken pass) may repeat one: map only.
 	owner := make([]*Value, maxID+1)
-	for _, v := range vals {
+	unique := g.eachValue(func(v *Value) bool {
 		if v.ID < 0 {
-			continue
+			return true
 		}
 		if owner[v.ID] != nil && owner[v.ID] != v {
-			return &valueSet{}
+			return false
 		}
 		owner[v.ID] = v
+		return true
+	})
+	if !unique {
+		return &valueSet{}
 	}
 	return &valueSet{dense: make([]bool, maxID+1)}
+}
+
+// eachValue calls f for the inputs then the node results, in order, until
+// f returns false; it reports whether f never did.
+func (g *Graph) eachValue(f func(*Value) bool) bool {
+	for _, v := range g.Inputs {
+		if !f(v) {
+			return false
+		}
+	}
+	for _, n := range g.Nodes {
+		for _, v := range n.Results {
+			if !f(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // add adds v and says whether it was new.
