@@ -30,8 +30,11 @@ func (gb *graphBuilder) fastOpCall(l *logical, t target, rhs span) (bool, error)
 		return false, nil
 	}
 	callee := s[start:i]
-	args, kwargs := gb.fastArgs[:0], gb.fastKwargs[:0]
-	defer func() { gb.fastArgs, gb.fastKwargs = args[:0], kwargs[:0] }()
+	// The arguments go straight into the free part of the graph's argument
+	// chunk (nothing else cuts from it meanwhile); past its end, append
+	// moves them to a buffer of their own.
+	args, kwargs := gb.argChunk[:0], gb.fastKwargs[:0]
+	defer func() { gb.fastKwargs = kwargs[:0] }()
 	i = skipBlanks(s, i+1)
 	for {
 		if i < len(s) && s[i] == ')' {
@@ -70,8 +73,14 @@ func (gb *graphBuilder) fastOpCall(l *logical, t target, rhs span) (bool, error)
 	if skipBlanks(s, i) != len(s) {
 		return false, nil // `f(x)[0]`, `f(x).y`, `f(x) + 1`: the general path
 	}
-	argList, kwList := gb.newArgs(len(args)), gb.newKwargs(len(kwargs))
-	copy(argList, args)
+	var argList []ir.Arg
+	if n := len(args); n > 0 && cap(args) == len(gb.argChunk) && n <= argChunkMax/8 {
+		argList, gb.argChunk = gb.argChunk[:n:n], gb.argChunk[n:] // written in place
+	} else {
+		argList = gb.newArgs(n)
+		copy(argList, args)
+	}
+	kwList := gb.newKwargs(len(kwargs))
 	copy(kwList, kwargs)
 	node, err := gb.opNode(l, &pyExpr{col: rhs.off + start}, t.name, callee, argList, kwList)
 	if err != nil {

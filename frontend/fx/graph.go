@@ -29,8 +29,7 @@ type graphBuilder struct {
 	argChunk               []ir.Arg
 	kwargChunk             []ir.Kwarg
 	argChunkN, kwargChunkN int
-	// fastOpCall's argument buffers.
-	fastArgs   []ir.Arg
+	// fastOpCall's keyword argument buffer.
 	fastKwargs []ir.Kwarg
 }
 
