@@ -152,8 +152,12 @@ func (gb *graphBuilder) fastValue(l *logical, s string, off, i int) (ir.Arg, int
 		switch name {
 		case "None", "True", "False", "inf", "nan":
 		default:
-			if _, ok := gb.scope[name]; !ok {
+			b, ok := gb.scope[name]
+			if !ok {
 				return ir.Arg{}, 0, false // Ellipsis, an undefined name: the general path
+			}
+			if b.tuple == nil && name != "Ellipsis" {
+				return ir.ValueArg(b.v), j, true // what nameArg makes of a bound name
 			}
 		}
 		a, err := gb.nameArg(l, &pyExpr{kind: eName, name: name, col: off + i, end: off + j})
