@@ -12,7 +12,7 @@ import "strings"
 func codeRuns(s string, visit func(off int, run string) bool) (openQuote int) {
 	start := 0
 	for {
-		q := strings.IndexAny(s[start:], `'"`)
+		q := indexEither(s[start:], '"', '\'')
 		if q < 0 {
 			if start < len(s) && !visit(start, s[start:]) {
 				return -1
@@ -26,7 +26,7 @@ func codeRuns(s string, visit func(off int, run string) bool) (openQuote int) {
 		// Inside the literal: find its closing quote, skipping escapes.
 		quote, i := s[q], q+1
 		for {
-			j := strings.IndexAny(s[i:], quoteOrEscape[quote])
+			j := indexEither(s[i:], quote, '\\')
 			if j < 0 {
 				return q // still open at the end
 			}
@@ -44,8 +44,19 @@ func codeRuns(s string, visit func(off int, run string) bool) (openQuote int) {
 	}
 }
 
-// quoteOrEscape maps a quote to the bytes that matter inside its literal.
-var quoteOrEscape = [256]string{'\'': `'\`, '"': `"\`}
+// indexEither is the offset of the first a or b in s, or -1: two
+// vectorized byte searches (the second only up to the first's hit) beat
+// one byte-at-a-time search for either.
+func indexEither(s string, a, b byte) int {
+	i := strings.IndexByte(s, a)
+	if i < 0 {
+		return strings.IndexByte(s, b)
+	}
+	if j := strings.IndexByte(s[:i], b); j >= 0 {
+		return j
+	}
+	return i
+}
 
 // codeBytes calls visit with the offset and value of every byte of s that is
 // Python code (see codeRuns). visit returns false to stop. codeBytes
