@@ -165,12 +165,12 @@ func (a Arg) Equal(b Arg) bool {
 
 // String prints a as Python source, the way FX does.
 func (a Arg) String() string {
-	var b strings.Builder
+	var b textBuf
 	a.write(&b)
 	return b.String()
 }
 
-func (a Arg) write(b *strings.Builder) {
+func (a Arg) write(b *textBuf) {
 	switch a.Kind {
 	case ArgNone:
 		b.WriteString("None")
@@ -225,7 +225,7 @@ func (a Arg) write(b *strings.Builder) {
 	}
 }
 
-func writeSeq(b *strings.Builder, open, close string, elems []Arg, trailingComma bool) {
+func writeSeq(b *textBuf, open, close string, elems []Arg, trailingComma bool) {
 	b.WriteString(open)
 	for i, e := range elems {
 		if i > 0 {

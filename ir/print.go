@@ -10,7 +10,7 @@ import (
 
 // Print renders every graph of m as FX readable text, separated by a blank line.
 func (m *Module) Print() string {
-	var b strings.Builder
+	var b textBuf
 	for i, g := range m.Graphs {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -43,7 +43,7 @@ func (m *Module) WriteTo(w io.Writer) (int64, error) {
 // facts as trailing `# key=value` comments. The output is deterministic and
 // parses back to a graph that prints identically.
 func (g *Graph) String() string {
-	var b strings.Builder
+	var b textBuf
 	g.write(&b)
 	return b.String()
 }
@@ -53,13 +53,13 @@ func (g *Graph) String() string {
 // graph's nodes are printed a batch at a time, a chunk of the batch on
 // every core, and written in order: the text is the same as one pass's.
 func (g *Graph) WriteTo(w io.Writer) (int64, error) {
-	var b strings.Builder
+	var b textBuf
 	var n int64
 	var err error
-	flush := func(b *strings.Builder) {
+	flush := func(b *textBuf) {
 		if err == nil {
 			var k int
-			k, err = io.WriteString(w, b.String())
+			k, err = w.Write(b.b) // then b is reused: Write must not keep it, as io.Writer says
 			n += int64(k)
 		}
 		b.Reset()
@@ -73,7 +73,7 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 	g.writeHeader(&b)
 	flush(&b)
 	rel := g.lastUses()
-	parts := make([]strings.Builder, workers)
+	parts := make([]textBuf, workers)
 	size := 0 // the largest chunk's text so far: the next chunks' buffers start that big
 	for lo := 0; lo < len(g.Nodes) && err == nil; lo += workers * streamChunk {
 		var wg sync.WaitGroup
@@ -110,7 +110,7 @@ const streamChunk = 4096
 // write prints g into b. A large graph is printed in chunks of nodes on
 // every core (each chunk knows the stack comment before it and the shared
 // release lists), joined in order: the text is the same as one pass's.
-func (g *Graph) write(b *strings.Builder) {
+func (g *Graph) write(b *textBuf) {
 	workers := min(runtime.GOMAXPROCS(0), len(g.Nodes)/parallelPrintChunk)
 	if workers < 2 {
 		g.writeFlushing(b, nil)
@@ -118,7 +118,7 @@ func (g *Graph) write(b *strings.Builder) {
 	}
 	g.writeHeader(b)
 	releases := g.lastUses()
-	parts := make([]strings.Builder, workers)
+	parts := make([]textBuf, workers)
 	var wg sync.WaitGroup
 	for w := range parts {
 		lo, hi := len(g.Nodes)*w/workers, len(g.Nodes)*(w+1)/workers
@@ -146,7 +146,7 @@ const parallelPrintChunk = 20000
 
 // writeFlushing prints g into b, handing b to flush (when set) whenever it
 // holds 32 KiB or more.
-func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) {
+func (g *Graph) writeFlushing(b *textBuf, flush func(*textBuf)) {
 	g.writeHeader(b)
 	g.writeNodes(b, 0, len(g.Nodes), "", g.lastUses(), flush)
 	b.WriteString("        ")
@@ -156,7 +156,7 @@ func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) 
 
 // writeHeader prints the title comment, the class line and forward's
 // signature with the inputs' attribute comments.
-func (g *Graph) writeHeader(b *strings.Builder) {
+func (g *Graph) writeHeader(b *textBuf) {
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"
@@ -184,7 +184,7 @@ func (g *Graph) writeHeader(b *strings.Builder) {
 }
 
 // writeAnnotation writes `: "TYPE"` for a known type, nothing otherwise.
-func writeAnnotation(b *strings.Builder, t Type) {
+func writeAnnotation(b *textBuf, t Type) {
 	if t.Kind == KindTensor {
 		b.WriteString(`: "`)
 		t.Tensor.write(b)
@@ -200,7 +200,7 @@ func writeAnnotation(b *strings.Builder, t Type) {
 
 // writeNodes prints g.Nodes[lo:hi], each after the stack comment that
 // changed before it (stack is the comment in force before the first).
-func (g *Graph) writeNodes(b *strings.Builder, lo, hi int, stack string, releases *releaseLists, flush func(*strings.Builder)) {
+func (g *Graph) writeNodes(b *textBuf, lo, hi int, stack string, releases *releaseLists, flush func(*textBuf)) {
 	for i := lo; i < hi; i++ {
 		n := g.Nodes[i]
 		if n.Stack != stack {
@@ -225,7 +225,7 @@ type stmtKey struct {
 	result int
 }
 
-func (g *Graph) writeNode(b *strings.Builder, i int, n *Node, releases *releaseLists) {
+func (g *Graph) writeNode(b *textBuf, i int, n *Node, releases *releaseLists) {
 	b.WriteString("        ")
 	b.WriteString(n.Name)
 	single := !n.IsTuple() && len(n.Results) == 1
@@ -274,7 +274,7 @@ func (n *Node) IsTuple() bool {
 	return len(n.Results) > 1 || len(n.Results) == 1 && n.Results[0].Name != n.Name
 }
 
-func writeRelease(b *strings.Builder, names []string) {
+func writeRelease(b *textBuf, names []string) {
 	if len(names) == 0 {
 		return
 	}
@@ -436,7 +436,7 @@ func (s *valueSet) add(v *Value) bool {
 	return true
 }
 
-func (g *Graph) writeReturn(b *strings.Builder) {
+func (g *Graph) writeReturn(b *textBuf) {
 	switch g.ReturnForm {
 	case ReturnNone:
 		b.WriteString("return None")
@@ -461,12 +461,12 @@ func (n *Node) Call() string {
 	if n.Form == FormGetAttr {
 		return n.Target
 	}
-	var b strings.Builder
+	var b textBuf
 	n.writeCall(&b)
 	return b.String()
 }
 
-func (n *Node) writeCall(b *strings.Builder) {
+func (n *Node) writeCall(b *textBuf) {
 	switch n.Form {
 	case FormOperator:
 		writeOperator(b, n)
@@ -504,7 +504,7 @@ func (n *Node) writeCall(b *strings.Builder) {
 	b.WriteByte(')')
 }
 
-func writeCallArgs(b *strings.Builder, args []Arg, kwargs []Kwarg) {
+func writeCallArgs(b *textBuf, args []Arg, kwargs []Kwarg) {
 	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")
@@ -550,7 +550,7 @@ func OperatorTarget(symbol string) (string, bool) {
 	return "", false
 }
 
-func writeOperator(b *strings.Builder, n *Node) {
+func writeOperator(b *textBuf, n *Node) {
 	switch {
 	case n.Target == "operator.getitem" && len(n.Args) == 2:
 		n.Args[0].write(b)
@@ -576,13 +576,13 @@ func writeOperator(b *strings.Builder, n *Node) {
 
 // String prints the attributes as `k=v k2=v2`.
 func (a Attrs) String() string {
-	var b strings.Builder
+	var b textBuf
 	a.write(&b, false)
 	return b.String()
 }
 
 // write prints the attributes as String does, after a blank when sep.
-func (a Attrs) write(b *strings.Builder, sep bool) {
+func (a Attrs) write(b *textBuf, sep bool) {
 	for i, kv := range a {
 		if i > 0 || sep {
 			b.WriteByte(' ')

@@ -36,7 +36,7 @@ func TestParallelPrintMatchesSequential(t *testing.T) {
 		}
 	}
 	g.SetOutputs([]Arg{ValueArg(prev)})
-	var seq strings.Builder
+	var seq textBuf
 	g.writeFlushing(&seq, nil) // one pass, one core
 	par := g.String()
 	require.Equal(t, seq.String(), par)

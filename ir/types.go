@@ -124,12 +124,12 @@ func (t Type) String() string {
 // String prints the tensor annotation: dtype, shape, then strides and device
 // when known ("f32[4, 3][3, 1]cuda:0").
 func (t *TensorType) String() string {
-	var b strings.Builder
+	var b textBuf
 	t.write(&b)
 	return b.String()
 }
 
-func (t *TensorType) write(b *strings.Builder) {
+func (t *TensorType) write(b *textBuf) {
 	b.WriteString(t.DType.Abbr())
 	writeExprList(b, t.Shape)
 	if t.Strides != nil {
@@ -144,7 +144,7 @@ func (t *TensorType) write(b *strings.Builder) {
 	}
 }
 
-func writeExprList(b *strings.Builder, es []sym.Expr) {
+func writeExprList(b *textBuf, es []sym.Expr) {
 	b.WriteByte('[')
 	for i, e := range es {
 		if i > 0 {
@@ -160,10 +160,7 @@ func writeExprList(b *strings.Builder, es []sym.Expr) {
 }
 
 // writeInt writes v in decimal.
-func writeInt(b *strings.Builder, v int64) {
-	var buf [20]byte
-	b.Write(strconv.AppendInt(buf[:0], v, 10))
-}
+func writeInt(b *textBuf, v int64) { b.b = strconv.AppendInt(b.b, v, 10) }
 
 // SameTensorType reports whether a and b agree on every field the annotation
 // shows: dtype, shape, strides (when both have them) and device (when both
