@@ -218,7 +218,14 @@ func (p *parser) graphLine(l *logical, text string) error {
 		gb.comment(text)
 		return nil
 	}
-	p.stmts = splitTopInto(p.stmts[:0], stripComment(text), ';')
+	code := text
+	switch {
+	case !l.scanned:
+		code = stripComment(text)
+	case l.comment >= 0:
+		code = text[:l.comment]
+	}
+	p.stmts = splitTopInto(p.stmts[:0], code, ';')
 	for _, st := range p.stmts {
 		st = trimSpan(st)
 		if st.text == "" {

@@ -55,6 +55,13 @@ type logical struct {
 	unclosed int
 	// tooLong: the line is longer than the join's byte bound.
 	tooLong bool
+	// For a line of one physical line, scanned is set and comment and
+	// assign are the offsets of its comment's '#' and of its first
+	// top-level assignment '=' before it (-1: none), found by the scan
+	// that counted its brackets, so graphLine and statement need not
+	// scan it again.
+	scanned         bool
+	comment, assign int
 }
 
 type segment struct {
@@ -77,21 +84,45 @@ func (l *logical) pos(off int) (int, int) {
 // bracketDelta returns how much s changes the bracket depth, ignoring
 // strings and a trailing comment.
 func bracketDelta(s string) int {
-	depth := 0
-	codeRuns(s, func(_ int, run string) bool {
+	depth, _, _ := scanLine(s)
+	return depth
+}
+
+// scanLine is bracketDelta, commentAt and findAssign (on the text before
+// the comment) in one pass.
+func scanLine(s string) (depth, comment, assign int) {
+	comment, assign = -1, -1
+	codeRuns(s, func(off int, run string) bool {
 		for j := 0; j < len(run); j++ {
 			switch run[j] {
 			case '#':
+				comment = off + j
 				return false
 			case '(', '[', '{':
 				depth++
 			case ')', ']', '}':
 				depth--
+			case '=':
+				if assign >= 0 || depth != 0 {
+					continue
+				}
+				i := off + j
+				prev, next := byte(0), byte(0)
+				if i > 0 {
+					prev = s[i-1]
+				}
+				if i+1 < len(s) {
+					next = s[i+1]
+				}
+				if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
+					continue
+				}
+				assign = i
 			}
 		}
 		return true
 	})
-	return depth
+	return depth, comment, assign
 }
 
 // joinLogical turns physical lines into logical lines, starting at lines[i];
@@ -110,11 +141,12 @@ func joinLogicalInto(segs []segment, lines []rawLine, i, maxBytes int) (logical,
 	lead := len(first.text) - len(trimmed)
 	l := logical{indent: lead, segs: append(segs[:0], segment{0, first.num, first.off + lead}), unclosed: -1}
 	pending := trimmed // the last physical line, written once we know whether it continues
-	depth := bracketDelta(trimmed)
+	depth, comment, assign := scanLine(trimmed)
 	i++
 	if depth <= 0 || i >= len(lines) || strings.HasPrefix(trimmed, "#") || len(pending) > maxBytes {
 		// One physical line (nearly every line): its text as it is.
 		l.text = trimmed
+		l.scanned, l.comment, l.assign = true, comment, assign
 		l.tooLong = len(l.text) > maxBytes
 		if depth > 0 && !l.tooLong {
 			l.unclosed = unclosedBracket(l.text)

@@ -56,3 +56,47 @@ func TestCodeRunsAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestScanLineAgrees: scanLine's one pass finds what the separate scans
+// find: the bracket depth up to the comment, the comment, and findAssign's
+// '=' in the text before the comment.
+func TestScanLineAgrees(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	alphabet := []byte(`a'"\#(=)[<>!] `)
+	for iter := 0; iter < 200000; iter++ {
+		b := make([]byte, rng.Intn(14))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		s := string(b)
+		depth := 0
+		codeBytesRef(s, func(i int, c byte) bool {
+			switch {
+			case c == '#':
+				return false
+			case isOpen(c):
+				depth++
+			case isClose(c):
+				depth--
+			}
+			return true
+		})
+		comment := -1
+		codeBytesRef(s, func(i int, c byte) bool {
+			if c == '#' {
+				comment = i
+				return false
+			}
+			return true
+		})
+		code := s
+		if comment >= 0 {
+			code = s[:comment]
+		}
+		assign := findAssign(code)
+		gd, gc, ga := scanLine(s)
+		if gd != depth || gc != comment || ga != assign {
+			t.Fatalf("%q: scanLine = %d, %d, %d; want %d, %d, %d", s, gd, gc, ga, depth, comment, assign)
+		}
+	}
+}

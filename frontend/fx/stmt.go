@@ -22,7 +22,12 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	if st.text == "return" || strings.HasPrefix(st.text, "return ") || strings.HasPrefix(st.text, "return(") {
 		return true, gb.returnStmt(l, span{strings.TrimPrefix(st.text, "return"), st.off + len("return")})
 	}
-	eq := findAssign(st.text)
+	eq := -1
+	if l.scanned && st.off == 0 && l.assign < len(st.text) {
+		eq = l.assign // the line's first statement: its scan found the '=' (or none)
+	} else {
+		eq = findAssign(st.text)
+	}
 	if eq < 0 {
 		return false, gb.declarations(l, st)
 	}
