@@ -1,12 +1,22 @@
 package ir
 
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
 // denseIndex numbers a graph's values and nodes by their ids, for a graph
 // whose ids are unique and dense (every graph the parser and the passes
 // build): the verifier's sets and counts are then slices, not maps keyed
 // by pointers, which on a 1M-node graph cost seconds of hashing.
 type denseIndex struct {
 	owner []*Value // owner[id] is the graph value with that id
-	nodes int      // one past the largest node id
+	// at[id] is the position in g.Nodes of the node defining the value, -1
+	// for an input: a use at node k is after its definition when at < k,
+	// which lets the nodes be checked in any order, on every core.
+	at    []int32
+	nodes int // one past the largest node id
 }
 
 // newDenseIndex returns nil when some id is negative, repeated or far past
@@ -23,31 +33,32 @@ func newDenseIndex(g *Graph) *denseIndex {
 		return nil // ids handed out far past the graph: not worth a table
 	}
 	owner := make([]*Value, maxV)
-	own := func(v *Value) bool {
+	at := make([]int32, maxV)
+	own := func(v *Value, pos int) bool {
 		if v.ID < 0 || v.ID >= len(owner) || owner[v.ID] != nil {
 			return false
 		}
-		owner[v.ID] = v
+		owner[v.ID], at[v.ID] = v, int32(pos)
 		return true
 	}
 	for _, v := range g.Inputs {
-		if !own(v) {
+		if !own(v, -1) {
 			return nil
 		}
 	}
 	seen := make([]bool, maxN)
-	for _, n := range g.Nodes {
+	for k, n := range g.Nodes {
 		if n.ID < 0 || n.ID >= len(seen) || seen[n.ID] {
 			return nil
 		}
 		seen[n.ID] = true
 		for _, r := range n.Results {
-			if !own(r) {
+			if !own(r, k) {
 				return nil
 			}
 		}
 	}
-	return &denseIndex{owner: owner, nodes: maxN}
+	return &denseIndex{owner: owner, at: at, nodes: maxN}
 }
 
 // index returns v's slot, or -1 for a value that is not the graph's.
@@ -60,54 +71,44 @@ func (ix *denseIndex) index(v *Value) int {
 
 // runDense is run for a graph with a dense index: the same checks in the
 // same order, so the same problems. Ids are known unique, so the
-// duplicate-id checks cannot fire.
+// duplicate-id checks cannot fire. A large graph's nodes are checked in
+// chunks on every core, each chunk's problems kept in order and joined
+// in chunk order.
 func (v *verifier) runDense(stage Stage, ix *denseIndex) {
-	defined := make([]bool, len(ix.owner))
-	uses := make([]int32, len(ix.owner))
-	define := func(val *Value) {
-		if i := ix.index(val); i >= 0 {
-			defined[i] = true
-		}
-	}
-	isDefined := func(val *Value) bool {
-		i := ix.index(val)
-		return i >= 0 && defined[i]
-	}
+	// A value is defined before node k when the graph owns it and its
+	// definition comes first (at < k); inputs are defined before every node.
 	for _, in := range v.g.Inputs {
-		define(in)
 		if in.Def != nil {
 			v.fail(nil, "input %s has a defining node", in.Name)
 		}
 	}
-	for _, n := range v.g.Nodes {
-		if n.graph != v.g {
-			v.fail(n, "node belongs to another graph")
+	uses := make([]int32, len(ix.owner))
+	nodes := v.g.Nodes
+	workers := min(runtime.GOMAXPROCS(0), len(nodes)/parallelVerifyChunk)
+	if workers < 2 {
+		v.checkNodes(stage, ix, uses, 0, len(nodes), false)
+	} else {
+		parts := make([]verifier, workers)
+		var wg sync.WaitGroup
+		for w := range parts {
+			lo, hi := len(nodes)*w/workers, len(nodes)*(w+1)/workers
+			parts[w].g = v.g
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				parts[w].checkNodes(stage, ix, uses, lo, hi, true)
+			}()
 		}
-		for a := range n.Args {
-			v.denseUses(n, &n.Args[a], ix, uses, isDefined)
-		}
-		for k := range n.Kwargs {
-			v.denseUses(n, &n.Kwargs[k].Arg, ix, uses, isDefined)
-		}
-		v.checkCall(n)
-		for i, r := range n.Results {
-			if r.Def != n || r.Index != i {
-				v.fail(n, "result %d (%s) does not point back at its node", i, r.Name)
-			}
-			define(r)
-		}
-		if stage >= StageTyped {
-			v.checkTyped(n)
-		}
-		if stage >= StageFunctional {
-			v.checkFunctional(n)
+		wg.Wait()
+		for w := range parts {
+			v.problems = append(v.problems, parts[w].problems...)
 		}
 	}
 	outUses := map[*Value]int{}
 	for i := range v.g.Outputs {
 		v.g.Outputs[i].Walk(func(out *Value) {
 			outUses[out]++
-			if !isDefined(out) {
+			if ix.index(out) < 0 {
 				v.fail(nil, "output %s is not defined in the graph", out.Name)
 			}
 		})
@@ -130,20 +131,58 @@ func (v *verifier) runDense(stage Stage, ix *denseIndex) {
 	}
 }
 
-// denseUses counts the uses in one argument and checks each is defined.
-func (v *verifier) denseUses(n *Node, a *Arg, ix *denseIndex, uses []int32, isDefined func(*Value) bool) {
+// parallelVerifyChunk is the fewest nodes worth a core of their own.
+const parallelVerifyChunk = 50000
+
+// checkNodes runs the per-node checks on g.Nodes[lo:hi], counting uses
+// into uses (atomically when shared).
+func (v *verifier) checkNodes(stage Stage, ix *denseIndex, uses []int32, lo, hi int, shared bool) {
+	for k := lo; k < hi; k++ {
+		n := v.g.Nodes[k]
+		if n.graph != v.g {
+			v.fail(n, "node belongs to another graph")
+		}
+		for a := range n.Args {
+			v.denseUses(n, k, &n.Args[a], ix, uses, shared)
+		}
+		for a := range n.Kwargs {
+			v.denseUses(n, k, &n.Kwargs[a].Arg, ix, uses, shared)
+		}
+		v.checkCall(n)
+		for i, r := range n.Results {
+			if r.Def != n || r.Index != i {
+				v.fail(n, "result %d (%s) does not point back at its node", i, r.Name)
+			}
+		}
+		if stage >= StageTyped {
+			v.checkTyped(n)
+		}
+		if stage >= StageFunctional {
+			v.checkFunctional(n)
+		}
+	}
+}
+
+// denseUses counts the uses in one argument of the node at position k and
+// checks each is defined before it.
+func (v *verifier) denseUses(n *Node, k int, a *Arg, ix *denseIndex, uses []int32, shared bool) {
 	switch a.Kind {
 	case ArgValue:
 		in := a.Value
-		if i := ix.index(in); i >= 0 {
-			uses[i]++
+		i := ix.index(in)
+		if i >= 0 {
+			if shared {
+				atomic.AddInt32(&uses[i], 1)
+			} else {
+				uses[i]++
+			}
 		}
-		if !isDefined(in) {
+		if i < 0 || int(ix.at[i]) >= k {
 			v.fail(n, "uses %s before its definition", in.Name)
 		}
 	case ArgList, ArgTuple, ArgDict, ArgSlice:
 		for i := range a.Elems {
-			v.denseUses(n, &a.Elems[i], ix, uses, isDefined)
+			v.denseUses(n, k, &a.Elems[i], ix, uses, shared)
 		}
 	}
 }

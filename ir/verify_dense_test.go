@@ -3,6 +3,8 @@ package ir
 import (
 	"fmt"
 	"math/rand"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/kiln-compiler/kiln/diag"
@@ -97,4 +99,45 @@ func removeNode(ns []*Node, n *Node) []*Node {
 		}
 	}
 	return out
+}
+
+// TestVerifyDenseParallelAgrees: on a graph large enough to be checked on
+// several cores, the problems come out as the map path words and orders
+// them.
+func TestVerifyDenseParallelAgrees(t *testing.T) {
+	defer runtimeProcs(4)()
+	g := NewGraph("G")
+	x := g.AddInput("x", Type{}, diag.Pos{})
+	prev := x
+	var nodes []*Node
+	n := 3*parallelVerifyChunk + 11
+	for i := 0; i < n; i++ {
+		node := g.Append(g.NewNode(fmt.Sprintf("n%d", i), "aten::neg.default", FormOp, []Arg{ValueArg(prev), ListArg(ValueArg(x))}, nil, 1))
+		nodes = append(nodes, node)
+		prev = node.Results[0]
+	}
+	g.SetOutputs([]Arg{ValueArg(prev)})
+	// Uses before definitions in every chunk, a stale use list, a result
+	// not pointing back.
+	for _, k := range []int{5, parallelVerifyChunk + 3, 2*parallelVerifyChunk - 1, n - 2} {
+		nodes[k].Args[0] = ValueArg(nodes[k+1].Results[0])
+	}
+	nodes[77].Results[0].users = append(nodes[77].Results[0].users, nodes[3])
+	nodes[2*parallelVerifyChunk+5].Results[0].Index = 3
+	want := verifyMaps(g, StageParsed)
+	got, ok := verifyDense(g, StageParsed)
+	if !ok {
+		t.Fatal("no dense index")
+	}
+	if got != want {
+		t.Fatalf("parallel dense path says\n%.3000s\nmap path says\n%.3000s", got, want)
+	}
+	if !strings.Contains(got, "uses n6 before its definition") {
+		t.Fatalf("missing problems: %.500s", got)
+	}
+}
+
+func runtimeProcs(n int) func() {
+	old := runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(old) }
 }
