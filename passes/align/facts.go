@@ -52,6 +52,7 @@ type analysis struct {
 	facts *ir.ValueMap[*fact]
 	namer *ir.Namer
 	attrs map[[2]string]ir.Attrs // the attribute lists values share (shared)
+	msg   []byte                 // record's message buffer
 }
 
 func (a *analysis) assume() bool { return a.p.assume == AssumeInputsAndViews }

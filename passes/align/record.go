@@ -36,12 +36,23 @@ func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
 	if !fresh {
 		v.Attrs.Set(AttrAlign, used)
 	}
-	var msg string
+	// The message is put together in a buffer the values share: the remark
+	// keeps its own copy, and a million throwaway strings are not made.
+	msg := append(a.msg[:0], v.Name...)
 	if f.assumed() {
-		msg = v.Name + " is assumed " + used + "-byte aligned (assume=" + a.p.assume + ") but proved only " + strconv.FormatInt(f.proved, 10) + ": " + f.why
+		msg = append(msg, " is assumed "...)
+		msg = append(msg, used...)
+		msg = append(msg, "-byte aligned (assume="...)
+		msg = append(msg, a.p.assume...)
+		msg = append(msg, ") but proved only "...)
+		msg = strconv.AppendInt(msg, f.proved, 10)
 	} else {
-		msg = v.Name + " is " + used + "-byte aligned: " + f.why
+		msg = append(msg, " is "...)
+		msg = append(msg, used...)
+		msg = append(msg, "-byte aligned"...)
 	}
+	msg = append(msg, ": "...)
+	msg = append(msg, f.why...)
 	vec := ""
 	if f.accessed {
 		f.vec, f.vecWhy = vectorWidth(v.Type.Tensor, f.used)
@@ -49,17 +60,21 @@ func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
 		if !fresh {
 			v.Attrs.Set(AttrVec, vec)
 		}
-		msg += "; vector width " + vec + ": " + f.vecWhy
+		msg = append(msg, "; vector width "...)
+		msg = append(msg, vec...)
+		msg = append(msg, ": "...)
+		msg = append(msg, f.vecWhy...)
 	} else if !fresh {
 		v.Attrs = without(v.Attrs, AttrVec) // from an earlier run
 	}
+	a.msg = msg
 	if fresh {
 		v.Attrs = a.shared(used, vec)
 	}
 	if n == nil {
-		a.remarkAt(v, msg)
+		a.remarkAt(v, string(msg))
 	} else {
-		a.ctx.Remark(n, CodeRemark, "%s", msg)
+		a.ctx.Remark(n, CodeRemark, "%s", msg) // %s of a []byte: its text, copied
 	}
 	a.facts.Set(v, nil) // recorded: its fact (and reasons) can go while the remarks pile up
 	return true
