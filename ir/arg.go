@@ -31,14 +31,16 @@ const (
 
 // Arg is a node argument: an SSA value or a constant.
 type Arg struct {
+	// The one-byte fields come first, together: a graph holds millions
+	// of arguments, and padding after each would cost 16 bytes apiece.
 	Kind   ArgKind
+	Bool   bool
+	DType  DType
 	Value  *Value
 	Int    int64
 	Float  float64
 	Imag   float64 // ArgComplex's imaginary part
-	Bool   bool
 	Str    string
-	DType  DType
 	Device Device
 	Elems  []Arg // list, tuple, dict values
 	Keys   []Arg // dict keys, parallel to Elems
@@ -163,19 +165,19 @@ func (a Arg) Equal(b Arg) bool {
 
 // String prints a as Python source, the way FX does.
 func (a Arg) String() string {
-	var b strings.Builder
+	var b textBuf
 	a.write(&b)
 	return b.String()
 }
 
-func (a Arg) write(b *strings.Builder) {
+func (a Arg) write(b *textBuf) {
 	switch a.Kind {
 	case ArgNone:
 		b.WriteString("None")
 	case ArgValue:
 		b.WriteString(a.Value.Name)
 	case ArgInt:
-		b.WriteString(strconv.FormatInt(a.Int, 10))
+		writeInt(b, a.Int)
 	case ArgFloat:
 		b.WriteString(PyFloat(a.Float))
 	case ArgComplex:
@@ -197,7 +199,8 @@ func (a Arg) write(b *strings.Builder) {
 	case ArgDevice:
 		b.WriteString(a.Device.PyRepr())
 	case ArgEnum:
-		b.WriteString("torch." + a.Str)
+		b.WriteString("torch.")
+		b.WriteString(a.Str)
 	case ArgList:
 		writeSeq(b, "[", "]", a.Elems, false)
 	case ArgTuple:
@@ -222,7 +225,7 @@ func (a Arg) write(b *strings.Builder) {
 	}
 }
 
-func writeSeq(b *strings.Builder, open, close string, elems []Arg, trailingComma bool) {
+func writeSeq(b *textBuf, open, close string, elems []Arg, trailingComma bool) {
 	b.WriteString(open)
 	for i, e := range elems {
 		if i > 0 {

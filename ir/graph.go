@@ -5,6 +5,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kiln-compiler/kiln/diag"
@@ -50,6 +51,7 @@ type Graph struct {
 	Module *Module
 
 	nextValue, nextNode int
+	slab                slab
 }
 
 // ReturnForm is the spelling of a graph's return statement.
@@ -171,8 +173,12 @@ func (g *Graph) AddInput(name string, t Type, pos diag.Pos) *Value {
 // NewNode creates a node with nres results. The node is not placed in the
 // graph; use Append or InsertBefore.
 func (g *Graph) NewNode(name, target string, form CallForm, args []Arg, kwargs []Kwarg, nres int) *Node {
-	n := &Node{ID: g.nextNode, Name: name, Target: target, Form: form, Args: args, Kwargs: kwargs, graph: g}
+	n := g.slab.node()
+	*n = Node{ID: g.nextNode, Name: name, Target: target, Form: form, Args: args, Kwargs: kwargs, graph: g}
 	g.nextNode++
+	if nres > 0 {
+		n.Results = g.slab.results(nres)
+	}
 	for i := 0; i < nres; i++ {
 		n.AddResult("")
 	}
@@ -185,7 +191,8 @@ func (g *Graph) NewNode(name, target string, form CallForm, args []Arg, kwargs [
 // AddResult appends a result value to n.
 func (n *Node) AddResult(name string) *Value {
 	g := n.graph
-	v := &Value{ID: g.nextValue, Name: name, Def: n, Index: len(n.Results), Pos: n.Pos}
+	v := g.slab.value()
+	*v = Value{ID: g.nextValue, Name: name, Def: n, Index: len(n.Results), Pos: n.Pos}
 	g.nextValue++
 	n.Results = append(n.Results, v)
 	return v
@@ -380,7 +387,7 @@ func (g *Graph) NumNodeIDs() int { return g.nextNode }
 // UsedNames returns the set of names taken by values and nodes, for passes
 // that create new nodes and need fresh names.
 func (g *Graph) UsedNames() map[string]bool {
-	names := map[string]bool{}
+	names := make(map[string]bool, len(g.Inputs)+2*len(g.Nodes))
 	for _, v := range g.Inputs {
 		names[v.Name] = true
 	}
@@ -394,7 +401,8 @@ func (g *Graph) UsedNames() map[string]bool {
 }
 
 // Attrs are derived facts as ordered key=value pairs, printed as a trailing
-// comment (`# align=4 vec=1`).
+// comment (`# align=4 vec=1`). A list may be shared by several values:
+// change one through Set, which copies it, never in place.
 type Attrs []Attr
 
 // Attr is one derived fact.
@@ -404,12 +412,37 @@ type Attr struct{ Key, Val string }
 func (a *Attrs) Set(key, val string) {
 	for i := range *a {
 		if (*a)[i].Key == key {
-			(*a)[i].Val = val
+			if (*a)[i].Val != val {
+				// Copy on write: values may share one list (align gives
+				// every value with the same facts the same one).
+				c := slices.Clone(*a)
+				c[i].Val = val
+				*a = c
+			}
 			return
 		}
 	}
-	*a = append(*a, Attr{key, val})
-	sort.SliceStable(*a, func(i, j int) bool { return (*a)[i].Key < (*a)[j].Key })
+	if !a.sorted() {
+		*a = append(*a, Attr{key, val})
+		sort.SliceStable(*a, func(i, j int) bool { return (*a)[i].Key < (*a)[j].Key })
+		return
+	}
+	// Sorted already (Set keeps them so): insert in place, after the keys
+	// before key, as the stable sort would.
+	i := len(*a)
+	for i > 0 && key < (*a)[i-1].Key {
+		i--
+	}
+	*a = slices.Insert(*a, i, Attr{key, val})
+}
+
+func (a Attrs) sorted() bool {
+	for i := 1; i < len(a); i++ {
+		if a[i].Key < a[i-1].Key {
+			return false
+		}
+	}
+	return true
 }
 
 // Get returns the value of key.

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -98,7 +99,10 @@ func parseExprList(s string) ([]sym.Expr, string, error) {
 			}
 			start = i + 1
 			if s[i] == ']' {
-				return out, s[i+1:], nil
+				// No spare capacity: values share parsed types (the parser
+				// caches them), so an append must copy, never write past
+				// another value's sizes.
+				return slices.Clip(out), s[i+1:], nil
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 // Print renders every graph of m as FX readable text, separated by a blank line.
 func (m *Module) Print() string {
-	var b strings.Builder
+	var b textBuf
 	for i, g := range m.Graphs {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -43,34 +43,74 @@ func (m *Module) WriteTo(w io.Writer) (int64, error) {
 // facts as trailing `# key=value` comments. The output is deterministic and
 // parses back to a graph that prints identically.
 func (g *Graph) String() string {
-	var b strings.Builder
+	var b textBuf
 	g.write(&b)
 	return b.String()
 }
 
 // WriteTo writes g's text (String) to w a few nodes at a time, so that a
-// large graph is never one string: the pass manager hashes it so.
+// large graph is never one string: the pass manager hashes it so. A large
+// graph's nodes are printed a batch at a time, a chunk of the batch on
+// every core, and written in order: the text is the same as one pass's.
 func (g *Graph) WriteTo(w io.Writer) (int64, error) {
-	var b strings.Builder
+	var b textBuf
 	var n int64
 	var err error
-	flush := func(b *strings.Builder) {
+	flush := func(b *textBuf) {
 		if err == nil {
 			var k int
-			k, err = io.WriteString(w, b.String())
+			k, err = w.Write(b.b) // then b is reused: Write must not keep it, as io.Writer says
 			n += int64(k)
 		}
 		b.Reset()
 	}
-	g.writeFlushing(&b, flush)
+	workers := min(runtime.GOMAXPROCS(0), len(g.Nodes)/parallelPrintChunk)
+	if workers < 2 {
+		g.writeFlushing(&b, flush)
+		flush(&b)
+		return n, err
+	}
+	g.writeHeader(&b)
+	flush(&b)
+	rel := g.lastUses()
+	parts := make([]textBuf, workers)
+	size := 0 // the largest chunk's text so far: the next chunks' buffers start that big
+	for lo := 0; lo < len(g.Nodes) && err == nil; lo += workers * streamChunk {
+		var wg sync.WaitGroup
+		for k := range parts {
+			from := min(lo+k*streamChunk, len(g.Nodes))
+			to := min(from+streamChunk, len(g.Nodes))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				stack := ""
+				if from > 0 {
+					stack = g.Nodes[from-1].Stack
+				}
+				parts[k].Grow(size + size/8)
+				g.writeNodes(&parts[k], from, to, stack, rel, nil)
+			}()
+		}
+		wg.Wait()
+		for k := range parts {
+			size = max(size, parts[k].Len())
+			flush(&parts[k])
+		}
+	}
+	b.WriteString("        ")
+	g.writeReturn(&b)
+	b.WriteByte('\n')
 	flush(&b)
 	return n, err
 }
 
+// streamChunk is how many nodes WriteTo gives a core at a time.
+const streamChunk = 4096
+
 // write prints g into b. A large graph is printed in chunks of nodes on
 // every core (each chunk knows the stack comment before it and the shared
 // release lists), joined in order: the text is the same as one pass's.
-func (g *Graph) write(b *strings.Builder) {
+func (g *Graph) write(b *textBuf) {
 	workers := min(runtime.GOMAXPROCS(0), len(g.Nodes)/parallelPrintChunk)
 	if workers < 2 {
 		g.writeFlushing(b, nil)
@@ -78,7 +118,7 @@ func (g *Graph) write(b *strings.Builder) {
 	}
 	g.writeHeader(b)
 	releases := g.lastUses()
-	parts := make([]strings.Builder, workers)
+	parts := make([]textBuf, workers)
 	var wg sync.WaitGroup
 	for w := range parts {
 		lo, hi := len(g.Nodes)*w/workers, len(g.Nodes)*(w+1)/workers
@@ -89,14 +129,16 @@ func (g *Graph) write(b *strings.Builder) {
 			if lo > 0 {
 				stack = g.Nodes[lo-1].Stack
 			}
-			g.writeNodes(&parts[w], g.Nodes[lo:hi], stack, releases, nil)
+			g.writeNodes(&parts[w], lo, hi, stack, releases, nil)
 		}()
 	}
 	wg.Wait()
 	for w := range parts {
 		b.WriteString(parts[w].String())
 	}
-	b.WriteString("        " + g.returnString() + "\n")
+	b.WriteString("        ")
+	g.writeReturn(b)
+	b.WriteByte('\n')
 }
 
 // parallelPrintChunk is the fewest nodes worth a goroutine of their own.
@@ -104,15 +146,17 @@ const parallelPrintChunk = 20000
 
 // writeFlushing prints g into b, handing b to flush (when set) whenever it
 // holds 32 KiB or more.
-func (g *Graph) writeFlushing(b *strings.Builder, flush func(*strings.Builder)) {
+func (g *Graph) writeFlushing(b *textBuf, flush func(*textBuf)) {
 	g.writeHeader(b)
-	g.writeNodes(b, g.Nodes, "", g.lastUses(), flush)
-	b.WriteString("        " + g.returnString() + "\n")
+	g.writeNodes(b, 0, len(g.Nodes), "", g.lastUses(), flush)
+	b.WriteString("        ")
+	g.writeReturn(b)
+	b.WriteByte('\n')
 }
 
 // writeHeader prints the title comment, the class line and forward's
 // signature with the inputs' attribute comments.
-func (g *Graph) writeHeader(b *strings.Builder) {
+func (g *Graph) writeHeader(b *textBuf) {
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"
@@ -125,29 +169,49 @@ func (g *Graph) writeHeader(b *strings.Builder) {
 	for _, v := range g.Inputs {
 		b.WriteString(", ")
 		b.WriteString(v.Name)
-		if ann := v.Type.String(); ann != "" {
-			b.WriteString(`: "` + ann + `"`)
-		}
+		writeAnnotation(b, v.Type)
 	}
 	b.WriteString("):\n")
 	for _, v := range g.Inputs {
 		if len(v.Attrs) > 0 {
-			b.WriteString("        # " + v.Name + ": " + v.Attrs.String() + "\n")
+			b.WriteString("        # ")
+			b.WriteString(v.Name)
+			b.WriteString(": ")
+			v.Attrs.write(b, false)
+			b.WriteByte('\n')
 		}
 	}
 }
 
-// writeNodes prints nodes, each after the stack comment that changed before
-// it (stack is the comment in force before the first).
-func (g *Graph) writeNodes(b *strings.Builder, nodes []*Node, stack string, releases map[stmtKey][]string, flush func(*strings.Builder)) {
-	for _, n := range nodes {
+// writeAnnotation writes `: "TYPE"` for a known type, nothing otherwise.
+func writeAnnotation(b *textBuf, t Type) {
+	if t.Kind == KindTensor {
+		b.WriteString(`: "`)
+		t.Tensor.write(b)
+		b.WriteByte('"')
+		return
+	}
+	if ann := t.String(); ann != "" {
+		b.WriteString(`: "`)
+		b.WriteString(ann)
+		b.WriteByte('"')
+	}
+}
+
+// writeNodes prints g.Nodes[lo:hi], each after the stack comment that
+// changed before it (stack is the comment in force before the first).
+func (g *Graph) writeNodes(b *textBuf, lo, hi int, stack string, releases *releaseLists, flush func(*textBuf)) {
+	for i := lo; i < hi; i++ {
+		n := g.Nodes[i]
 		if n.Stack != stack {
 			if n.Stack != "" {
-				b.WriteString("        " + n.Stack + "\n")
+				b.WriteString("        ")
+				b.WriteString(n.Stack)
+				b.WriteByte('\n')
 			}
 			stack = n.Stack
 		}
-		g.writeNode(b, n, releases)
+		g.writeNode(b, i, n, releases)
 		if flush != nil && b.Len() >= 32<<10 {
 			flush(b)
 		}
@@ -161,23 +225,22 @@ type stmtKey struct {
 	result int
 }
 
-func (g *Graph) writeNode(b *strings.Builder, n *Node, releases map[stmtKey][]string) {
+func (g *Graph) writeNode(b *textBuf, i int, n *Node, releases *releaseLists) {
 	b.WriteString("        ")
 	b.WriteString(n.Name)
-	if !n.IsTuple() && len(n.Results) == 1 {
-		if ann := n.Results[0].Type.String(); ann != "" {
-			b.WriteString(`: "` + ann + `"`)
-		}
+	single := !n.IsTuple() && len(n.Results) == 1
+	if single {
+		writeAnnotation(b, n.Results[0].Type)
 	}
 	b.WriteString(" = ")
-	b.WriteString(n.Call())
-	writeRelease(b, releases[stmtKey{n, -1}])
-	attrs := append(Attrs(nil), n.Attrs...)
-	if !n.IsTuple() && len(n.Results) == 1 {
-		attrs = append(attrs, n.Results[0].Attrs...)
-	}
-	if len(attrs) > 0 {
-		b.WriteString("  # " + attrs.String())
+	n.writeCall(b)
+	writeRelease(b, releases.node(i))
+	if len(n.Attrs) > 0 || single && len(n.Results[0].Attrs) > 0 {
+		b.WriteString("  # ")
+		n.Attrs.write(b, false)
+		if single {
+			n.Results[0].Attrs.write(b, len(n.Attrs) > 0)
+		}
 	}
 	b.WriteByte('\n')
 	if !n.IsTuple() {
@@ -188,14 +251,18 @@ func (g *Graph) writeNode(b *strings.Builder, n *Node, releases map[stmtKey][]st
 		if r.Name == "" {
 			continue
 		}
-		b.WriteString("        " + r.Name)
-		if ann := r.Type.String(); ann != "" {
-			b.WriteString(`: "` + ann + `"`)
-		}
-		b.WriteString(" = " + n.Name + "[" + strconv.Itoa(r.Index) + "]")
-		writeRelease(b, releases[stmtKey{n, r.Index}])
+		b.WriteString("        ")
+		b.WriteString(r.Name)
+		writeAnnotation(b, r.Type)
+		b.WriteString(" = ")
+		b.WriteString(n.Name)
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(r.Index))
+		b.WriteByte(']')
+		writeRelease(b, releases.item(n, r.Index))
 		if len(r.Attrs) > 0 {
-			b.WriteString("  # " + r.Attrs.String())
+			b.WriteString("  # ")
+			r.Attrs.write(b, false)
 		}
 		b.WriteByte('\n')
 	}
@@ -207,23 +274,38 @@ func (n *Node) IsTuple() bool {
 	return len(n.Results) > 1 || len(n.Results) == 1 && n.Results[0].Name != n.Name
 }
 
-func writeRelease(b *strings.Builder, names []string) {
+func writeRelease(b *textBuf, names []string) {
 	if len(names) == 0 {
 		return
 	}
 	b.WriteString(";  ")
 	for _, s := range names {
-		b.WriteString(s + " = ")
+		b.WriteString(s)
+		b.WriteString(" = ")
 	}
 	b.WriteString("None")
 }
+
+// releaseLists are the names each statement releases (lastUses).
+type releaseLists struct {
+	names []string
+	spans [][2]int32           // per node position: names[span[0]:span[1]]
+	items map[stmtKey][]string // the getitem statements of tuple nodes
+}
+
+func (r *releaseLists) node(i int) []string {
+	s := r.spans[i]
+	return r.names[s[0]:s[1]:s[1]]
+}
+
+func (r *releaseLists) item(n *Node, result int) []string { return r.items[stmtKey{n, result}] }
 
 // lastUses computes FX's `;  a = b = None` release lists: after the statement
 // that uses a value for the last time, in order of first appearance in its
 // arguments; a value nobody uses is released right where it is defined.
 // It walks the statements backwards once; only statements that release
 // something get an entry (every print of a large graph runs it).
-func (g *Graph) lastUses() map[stmtKey][]string {
+func (g *Graph) lastUses() *releaseLists {
 	seen := newValueSet(g)
 	for _, v := range g.Inputs {
 		if v.outputUses > 0 {
@@ -237,11 +319,13 @@ func (g *Graph) lastUses() map[stmtKey][]string {
 			}
 		}
 	}
-	out := map[stmtKey][]string{}
+	out := &releaseLists{spans: make([][2]int32, len(g.Nodes)), items: map[stmtKey][]string{},
+		names: make([]string, 0, len(g.Nodes)+len(g.Inputs))}
 	var inputs []*Value
+	var defs []string
 	for i := len(g.Nodes) - 1; i >= 0; i-- {
 		n := g.Nodes[i]
-		var defs []string // names defined here that nobody uses
+		defs = defs[:0] // names defined here that nobody uses
 		if n.IsTuple() {
 			// getitem statements read the tuple; its name dies at the last one.
 			last := -1
@@ -266,7 +350,7 @@ func (g *Graph) lastUses() map[stmtKey][]string {
 					gdefs = append(gdefs, r.Name)
 				}
 				if len(gdefs) > 0 {
-					out[stmtKey{n, r.Index}] = gdefs
+					out.items[stmtKey{n, r.Index}] = gdefs
 				}
 			}
 		} else if len(n.Results) == 0 || n.Results[0].NumUses() == 0 {
@@ -274,15 +358,14 @@ func (g *Graph) lastUses() map[stmtKey][]string {
 		}
 		inputs = inputs[:0]
 		n.WalkInputs(func(v *Value) { inputs = append(inputs, v) })
-		var names []string
+		start := len(out.names)
 		for _, v := range inputs {
 			if seen.add(v) {
-				names = append(names, v.Name)
+				out.names = append(out.names, v.Name)
 			}
 		}
-		if len(names)+len(defs) > 0 {
-			out[stmtKey{n, -1}] = append(names, defs...)
-		}
+		out.names = append(out.names, defs...)
+		out.spans[i] = [2]int32{int32(start), int32(len(out.names))}
 	}
 	return out
 }
@@ -295,24 +378,43 @@ type valueSet struct {
 }
 
 func newValueSet(g *Graph) *valueSet {
-	vals := g.Values()
 	maxID := -1
-	for _, v := range vals {
-		maxID = max(maxID, v.ID)
-	}
+	g.eachValue(func(v *Value) bool { maxID = max(maxID, v.ID); return true })
 	// Ids are unique in a verified graph; a graph printed before the
 	// verifier ran (a dump after a broken pass) may repeat one: map only.
 	owner := make([]*Value, maxID+1)
-	for _, v := range vals {
+	unique := g.eachValue(func(v *Value) bool {
 		if v.ID < 0 {
-			continue
+			return true
 		}
 		if owner[v.ID] != nil && owner[v.ID] != v {
-			return &valueSet{}
+			return false
 		}
 		owner[v.ID] = v
+		return true
+	})
+	if !unique {
+		return &valueSet{}
 	}
 	return &valueSet{dense: make([]bool, maxID+1)}
+}
+
+// eachValue calls f for the inputs then the node results, in order, until
+// f returns false; it reports whether f never did.
+func (g *Graph) eachValue(f func(*Value) bool) bool {
+	for _, v := range g.Inputs {
+		if !f(v) {
+			return false
+		}
+	}
+	for _, n := range g.Nodes {
+		for _, v := range n.Results {
+			if !f(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // add adds v and says whether it was new.
@@ -334,52 +436,75 @@ func (s *valueSet) add(v *Value) bool {
 	return true
 }
 
-func (g *Graph) returnString() string {
+func (g *Graph) writeReturn(b *textBuf) {
 	switch g.ReturnForm {
 	case ReturnNone:
-		return "return None"
+		b.WriteString("return None")
+		return
 	case ReturnBare:
 		if len(g.Outputs) == 1 {
-			return "return " + g.Outputs[0].String()
+			b.WriteString("return ")
+			g.Outputs[0].write(b)
+			return
 		}
 	case ReturnList:
-		return "return " + ListArg(g.Outputs...).String()
+		b.WriteString("return ")
+		ListArg(g.Outputs...).write(b)
+		return
 	}
-	return "return " + TupleArg(g.Outputs...).String()
+	b.WriteString("return ")
+	TupleArg(g.Outputs...).write(b)
 }
 
 // Call renders the right-hand side of n's statement.
 func (n *Node) Call() string {
-	var b strings.Builder
-	switch n.Form {
-	case FormOperator:
-		writeOperator(&b, n)
-		return b.String()
-	case FormGetAttr:
+	if n.Form == FormGetAttr {
 		return n.Target
-	case FormMethod:
-		if len(n.Args) > 0 {
-			n.Args[0].write(&b)
-			b.WriteString("." + strings.TrimPrefix(n.Target, "method.") + "(")
-			writeCallArgs(&b, n.Args[1:], n.Kwargs)
-			b.WriteByte(')')
-			return b.String()
-		}
-	case FormOp:
-		b.WriteString(OpSpelling(n.Target))
-		b.WriteByte('(')
-		writeCallArgs(&b, n.Args, n.Kwargs)
-		b.WriteByte(')')
-		return b.String()
 	}
-	b.WriteString(n.Target)
-	b.WriteByte('(')
-	writeCallArgs(&b, n.Args, n.Kwargs)
-	b.WriteByte(')')
+	var b textBuf
+	n.writeCall(&b)
 	return b.String()
 }
 
-func writeCallArgs(b *strings.Builder, args []Arg, kwargs []Kwarg) {
+func (n *Node) writeCall(b *textBuf) {
+	switch n.Form {
+	case FormOperator:
+		writeOperator(b, n)
+		return
+	case FormGetAttr:
+		b.WriteString(n.Target)
+		return
+	case FormMethod:
+		if len(n.Args) > 0 {
+			n.Args[0].write(b)
+			b.WriteByte('.')
+			b.WriteString(strings.TrimPrefix(n.Target, "method."))
+			b.WriteByte('(')
+			writeCallArgs(b, n.Args[1:], n.Kwargs)
+			b.WriteByte(')')
+			return
+		}
+	case FormOp:
+		if ns, rest, ok := strings.Cut(n.Target, "::"); ok {
+			b.WriteString("torch.ops.")
+			b.WriteString(ns)
+			b.WriteByte('.')
+			b.WriteString(rest)
+		} else {
+			b.WriteString(n.Target)
+		}
+		b.WriteByte('(')
+		writeCallArgs(b, n.Args, n.Kwargs)
+		b.WriteByte(')')
+		return
+	}
+	b.WriteString(n.Target)
+	b.WriteByte('(')
+	writeCallArgs(b, n.Args, n.Kwargs)
+	b.WriteByte(')')
+}
+
+func writeCallArgs(b *textBuf, args []Arg, kwargs []Kwarg) {
 	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")
@@ -390,7 +515,8 @@ func writeCallArgs(b *strings.Builder, args []Arg, kwargs []Kwarg) {
 		if i > 0 || len(args) > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(kw.Name + " = ")
+		b.WriteString(kw.Name)
+		b.WriteString(" = ")
 		kw.Arg.write(b)
 	}
 }
@@ -424,7 +550,7 @@ func OperatorTarget(symbol string) (string, bool) {
 	return "", false
 }
 
-func writeOperator(b *strings.Builder, n *Node) {
+func writeOperator(b *textBuf, n *Node) {
 	switch {
 	case n.Target == "operator.getitem" && len(n.Args) == 2:
 		n.Args[0].write(b)
@@ -450,9 +576,19 @@ func writeOperator(b *strings.Builder, n *Node) {
 
 // String prints the attributes as `k=v k2=v2`.
 func (a Attrs) String() string {
-	parts := make([]string, len(a))
+	var b textBuf
+	a.write(&b, false)
+	return b.String()
+}
+
+// write prints the attributes as String does, after a blank when sep.
+func (a Attrs) write(b *textBuf, sep bool) {
 	for i, kv := range a {
-		parts[i] = kv.Key + "=" + kv.Val
+		if i > 0 || sep {
+			b.WriteByte(' ')
+		}
+		b.WriteString(kv.Key)
+		b.WriteByte('=')
+		b.WriteString(kv.Val)
 	}
-	return strings.Join(parts, " ")
 }

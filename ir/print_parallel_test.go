@@ -12,8 +12,8 @@ import (
 )
 
 // TestParallelPrintMatchesSequential: a graph large enough to be printed
-// in chunks on several cores prints exactly what the streaming (one pass)
-// printer writes, stack comments changing inside and across chunks and
+// in chunks on several cores (String, and WriteTo's batches) prints
+// exactly what the one-pass printer writes, stack comments changing inside and across chunks and
 // values released in other chunks than the one defining them.
 func TestParallelPrintMatchesSequential(t *testing.T) {
 	g := NewGraph("GraphModule")
@@ -36,10 +36,13 @@ func TestParallelPrintMatchesSequential(t *testing.T) {
 		}
 	}
 	g.SetOutputs([]Arg{ValueArg(prev)})
-	var seq strings.Builder
-	_, err := g.WriteTo(&seq)
-	require.NoError(t, err)
+	var seq textBuf
+	g.writeFlushing(&seq, nil) // one pass, one core
 	par := g.String()
 	require.Equal(t, seq.String(), par)
 	require.Contains(t, par, "add_10 = None")
+	var streamed strings.Builder // batches of chunks on every core
+	_, err := g.WriteTo(&streamed)
+	require.NoError(t, err)
+	require.Equal(t, seq.String(), streamed.String())
 }

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -123,26 +124,43 @@ func (t Type) String() string {
 // String prints the tensor annotation: dtype, shape, then strides and device
 // when known ("f32[4, 3][3, 1]cuda:0").
 func (t *TensorType) String() string {
-	var b strings.Builder
-	b.WriteString(t.DType.Abbr())
-	writeExprList(&b, t.Shape)
-	if t.Strides != nil {
-		writeExprList(&b, t.Strides)
-	}
-	b.WriteString(t.Device.String())
+	var b textBuf
+	t.write(&b)
 	return b.String()
 }
 
-func writeExprList(b *strings.Builder, es []sym.Expr) {
+func (t *TensorType) write(b *textBuf) {
+	b.WriteString(t.DType.Abbr())
+	writeExprList(b, t.Shape)
+	if t.Strides != nil {
+		writeExprList(b, t.Strides)
+	}
+	if t.Device.Known() {
+		b.WriteString(t.Device.Type)
+		if t.Device.Index >= 0 {
+			b.WriteByte(':')
+			writeInt(b, int64(t.Device.Index))
+		}
+	}
+}
+
+func writeExprList(b *textBuf, es []sym.Expr) {
 	b.WriteByte('[')
 	for i, e := range es {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(e.String())
+		if c, ok := e.Const(); ok {
+			writeInt(b, c) // as String prints it, without making a string
+		} else {
+			b.WriteString(e.String())
+		}
 	}
 	b.WriteByte(']')
 }
+
+// writeInt writes v in decimal.
+func writeInt(b *textBuf, v int64) { b.b = strconv.AppendInt(b.b, v, 10) }
 
 // SameTensorType reports whether a and b agree on every field the annotation
 // shows: dtype, shape, strides (when both have them) and device (when both

@@ -35,8 +35,13 @@ func (e *VerifyError) Unwrap() []error { return e.Problems }
 // Verify checks g's invariants for stage and returns a *VerifyError listing
 // every problem, or nil.
 func Verify(g *Graph, stage Stage) error {
-	v := verifier{g: g, defined: map[*Value]bool{}, nodeIDs: map[int]bool{}, valueIDs: map[int]bool{}}
-	v.run(stage)
+	v := verifier{g: g}
+	if ix := newDenseIndex(g); ix != nil {
+		v.runDense(stage, ix)
+	} else {
+		v.defined, v.nodeIDs, v.valueIDs = map[*Value]bool{}, map[int]bool{}, map[int]bool{}
+		v.run(stage)
+	}
 	if len(v.problems) == 0 {
 		return nil
 	}
@@ -49,6 +54,7 @@ type verifier struct {
 	nodeIDs  map[int]bool
 	valueIDs map[int]bool
 	problems []error
+	kwBuf    []string
 }
 
 func (v *verifier) fail(n *Node, format string, args ...any) {
@@ -139,10 +145,11 @@ func (v *verifier) checkCall(n *Node) {
 	if n.Op == nil {
 		return
 	}
-	kw := make([]string, len(n.Kwargs))
-	for i, k := range n.Kwargs {
-		kw[i] = k.Name
+	kw := v.kwBuf[:0]
+	for _, k := range n.Kwargs {
+		kw = append(kw, k.Name)
 	}
+	v.kwBuf = kw
 	if err := n.Op.CheckCall(len(n.Args), kw); err != nil {
 		v.fail(n, "%v", err)
 	}

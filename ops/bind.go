@@ -45,7 +45,7 @@ func (o *Op) Bind(args []ir.Arg, kwargs []ir.Kwarg) (*Call, error) {
 		return nil, err
 	}
 	ps := o.Schema.Params
-	c := &Call{Op: o, Args: make([]ir.Arg, len(ps)), Given: make([]bool, len(ps))}
+	c := newCall(o, len(ps))
 	copy(c.Args, args)
 	for i := range args {
 		c.Given[i] = true
@@ -65,6 +65,39 @@ func (o *Op) Bind(args []ir.Arg, kwargs []ir.Kwarg) (*Call, error) {
 		c.Args[i] = d
 	}
 	return c, nil
+}
+
+// newCall returns a call of o with n parameters, the call and its lists
+// in one allocation for the usual few parameters (fakeprop binds every
+// node).
+func newCall(o *Op, n int) *Call {
+	switch {
+	case n <= 2:
+		b := &struct {
+			call  Call
+			args  [2]ir.Arg
+			given [2]bool
+		}{}
+		b.call = Call{Op: o, Args: b.args[:n:n], Given: b.given[:n:n]}
+		return &b.call
+	case n <= 4:
+		b := &struct {
+			call  Call
+			args  [4]ir.Arg
+			given [4]bool
+		}{}
+		b.call = Call{Op: o, Args: b.args[:n:n], Given: b.given[:n:n]}
+		return &b.call
+	case n <= 6:
+		b := &struct {
+			call  Call
+			args  [6]ir.Arg
+			given [6]bool
+		}{}
+		b.call = Call{Op: o, Args: b.args[:n:n], Given: b.given[:n:n]}
+		return &b.call
+	}
+	return &Call{Op: o, Args: make([]ir.Arg, n), Given: make([]bool, n)}
 }
 
 // DefaultArg turns a parameter's default text into an argument.

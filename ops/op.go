@@ -175,7 +175,13 @@ func (o *Op) CheckCall(nargs int, kwargs []string) error {
 	if nargs > npos {
 		return fmt.Errorf("%s takes at most %d positional argument(s) but %d were given", o.QualifiedName(), npos, nargs)
 	}
-	given := make([]bool, len(ps))
+	var buf [16]bool // no allocation for the usual schema (the verifier checks every node)
+	given := buf[:0]
+	if len(ps) <= len(buf) {
+		given = buf[:len(ps)]
+	} else {
+		given = make([]bool, len(ps))
+	}
 	for i := 0; i < nargs; i++ {
 		given[i] = true
 	}

@@ -217,10 +217,17 @@ func (c *Context) report(sev diag.Severity, n *ir.Node, code, hint, format strin
 // RemarkAt records a remark at pos about the value named node (a graph
 // input, which has no node), under the same budget as Remark.
 func (c *Context) RemarkAt(pos diag.Pos, node, code, msg string) {
+	c.RemarkFunc(pos, node, code, func() string { return msg })
+}
+
+// RemarkFunc is RemarkAt with the message built by msg, called only for a
+// remark that is kept: a pass with a remark per value (align) formats
+// 10,000 of them, not a million.
+func (c *Context) RemarkFunc(pos diag.Pos, node, code string, msg func() string) {
 	if c.remarks++; limits.RemarksPerPass > 0 && c.remarks > limits.RemarksPerPass {
 		return
 	}
-	c.Diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: code, Pos: pos, Node: node, Pass: c.pass, Message: msg})
+	c.Diags.Add(diag.Diagnostic{Severity: diag.Remark, Code: code, Pos: pos, Node: node, Pass: c.pass, Message: msg()})
 }
 
 // startPass begins counting the remarks of pass.

@@ -41,6 +41,10 @@ type pyExpr struct {
 	elems  []*pyExpr
 	keys   []*pyExpr
 	kwargs []kwExpr
+	// path is an eAttr chain's dotted name when the source spells it
+	// without blanks ("torch.ops.aten.add.Tensor"): a slice of the source,
+	// so dotted need not build it.
+	path string
 }
 
 type kwExpr struct {
@@ -54,6 +58,9 @@ func (e *pyExpr) dotted() string {
 	case eName:
 		return e.name
 	case eAttr:
+		if e.path != "" {
+			return e.path
+		}
 		if b := e.base.dotted(); b != "" {
 			return b + "." + e.name
 		}
@@ -65,6 +72,22 @@ func (e *pyExpr) dotted() string {
 type exprParser struct {
 	toks []token
 	pos  int
+	src  string // the text toks were lexed from, "" when not known
+	// arena, when set, holds the expressions (see exprArena).
+	arena *exprArena
+}
+
+// pathOf is e's dotted name when the source spells it without blanks, or "".
+func (p *exprParser) pathOf(e *pyExpr) string {
+	switch e.kind {
+	case eName:
+		if p.src != "" && e.end <= len(p.src) && p.src[e.col:e.end] == e.name {
+			return e.name
+		}
+	case eAttr:
+		return e.path
+	}
+	return ""
 }
 
 func (p *exprParser) peek() token { return p.toks[p.pos] }
@@ -152,7 +175,7 @@ func (p *exprParser) parseBinary(minPrec int) (*pyExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		left = &pyExpr{kind: eBinary, op: op, base: left, rhs: right, col: left.col, end: right.end}
+		left = p.alloc(pyExpr{kind: eBinary, op: op, base: left, rhs: right, col: left.col, end: right.end})
 	}
 }
 
@@ -168,7 +191,7 @@ func (p *exprParser) parseUnary() (*pyExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &pyExpr{kind: eUnary, op: t.text, base: operand, col: t.col, end: operand.end}, nil
+		return p.alloc(pyExpr{kind: eUnary, op: t.text, base: operand, col: t.col, end: operand.end}), nil
 	}
 	return p.parsePower()
 }
@@ -183,7 +206,7 @@ func (p *exprParser) parsePower() (*pyExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &pyExpr{kind: eBinary, op: "**", base: base, rhs: exp, col: base.col, end: exp.end}, nil
+		return p.alloc(pyExpr{kind: eBinary, op: "**", base: base, rhs: exp, col: base.col, end: exp.end}), nil
 	}
 	return base, nil
 }
@@ -196,13 +219,18 @@ func (p *exprParser) parsePostfix() (*pyExpr, error) {
 	for {
 		switch {
 		case p.accept("."):
+			dot := p.toks[p.pos-1]
 			t := p.next()
 			if t.kind != tName {
 				return nil, &lexError{t.col, "expected an attribute name after '.', found " + describe(t)}
 			}
-			e = &pyExpr{kind: eAttr, name: t.text, base: e, col: e.col, end: p.lastEnd()}
+			attr := p.alloc(pyExpr{kind: eAttr, name: t.text, base: e, col: e.col, end: p.lastEnd()})
+			if p.pathOf(e) != "" && e.end == dot.col && dot.col+1 == t.col && p.src[t.col:attr.end] == t.text {
+				attr.path = p.src[e.col:attr.end]
+			}
+			e = attr
 		case p.accept("("):
-			call := &pyExpr{kind: eCall, base: e, col: e.col}
+			call := p.alloc(pyExpr{kind: eCall, base: e, col: e.col})
 			if err := p.parseCallArgs(call); err != nil {
 				return nil, err
 			}
@@ -213,7 +241,7 @@ func (p *exprParser) parsePostfix() (*pyExpr, error) {
 			if err != nil {
 				return nil, err
 			}
-			e = &pyExpr{kind: eIndex, base: e, rhs: idx, col: e.col, end: p.lastEnd()}
+			e = p.alloc(pyExpr{kind: eIndex, base: e, rhs: idx, col: e.col, end: p.lastEnd()})
 		default:
 			return e, nil
 		}
@@ -269,7 +297,7 @@ func (p *exprParser) parseSubscript() (*pyExpr, error) {
 	if len(items) == 1 && !trailing {
 		return items[0], nil
 	}
-	return &pyExpr{kind: eTuple, elems: items, col: start, end: p.lastEnd()}, nil
+	return p.alloc(pyExpr{kind: eTuple, elems: items, col: start, end: p.lastEnd()}), nil
 }
 
 func (p *exprParser) parseSliceItem() (*pyExpr, error) {
@@ -298,14 +326,14 @@ func (p *exprParser) parseSliceItem() (*pyExpr, error) {
 		}
 		return parts[0], nil
 	}
-	return &pyExpr{kind: eSlice, elems: parts[:], col: start, end: p.lastEnd()}, nil
+	return p.alloc(pyExpr{kind: eSlice, elems: parts[:], col: start, end: p.lastEnd()}), nil
 }
 
 func (p *exprParser) parseAtom() (*pyExpr, error) {
 	t := p.next()
 	switch t.kind {
 	case tName:
-		return &pyExpr{kind: eName, name: t.text, col: t.col, end: t.col + len(t.text)}, nil
+		return p.alloc(pyExpr{kind: eName, name: t.text, col: t.col, end: t.col + len(t.text)}), nil
 	case tInt:
 		v, err := strconv.ParseInt(t.text, 0, 64)
 		if err != nil {
@@ -313,25 +341,25 @@ func (p *exprParser) parseAtom() (*pyExpr, error) {
 			// anything larger is not something PyTorch printed.
 			return nil, &lexError{t.col, fmt.Sprintf("integer %s does not fit in 64 bits", t.text)}
 		}
-		return &pyExpr{kind: eInt, intV: v, col: t.col, end: t.col + len(t.text)}, nil
+		return p.alloc(pyExpr{kind: eInt, intV: v, col: t.col, end: t.col + len(t.text)}), nil
 	case tFloat:
 		v, err := strconv.ParseFloat(t.text, 64)
 		if err != nil {
 			return nil, &lexError{t.col, fmt.Sprintf("malformed float %s", t.text)}
 		}
-		return &pyExpr{kind: eFloat, floatV: v, col: t.col, end: t.col + len(t.text)}, nil
+		return p.alloc(pyExpr{kind: eFloat, floatV: v, col: t.col, end: t.col + len(t.text)}), nil
 	case tImag:
 		v, err := strconv.ParseFloat(t.text[:len(t.text)-1], 64)
 		if err != nil {
 			return nil, &lexError{t.col, fmt.Sprintf("malformed imaginary number %s", t.text)}
 		}
-		return &pyExpr{kind: eImag, floatV: v, col: t.col, end: t.col + len(t.text)}, nil
+		return p.alloc(pyExpr{kind: eImag, floatV: v, col: t.col, end: t.col + len(t.text)}), nil
 	case tString:
 		s := t.text
 		for p.peek().kind == tString { // implicit concatenation
 			s += p.next().text
 		}
-		return &pyExpr{kind: eString, str: s, col: t.col, end: p.lastEnd()}, nil
+		return p.alloc(pyExpr{kind: eString, str: s, col: t.col, end: p.lastEnd()}), nil
 	case tOp:
 		switch t.text {
 		case "(":
@@ -342,7 +370,7 @@ func (p *exprParser) parseAtom() (*pyExpr, error) {
 			return p.parseDict(t)
 		case ".":
 			if p.accept(".") && p.accept(".") {
-				return &pyExpr{kind: eEllipsis, col: t.col, end: p.lastEnd()}, nil
+				return p.alloc(pyExpr{kind: eEllipsis, col: t.col, end: p.lastEnd()}), nil
 			}
 		}
 	}
@@ -351,7 +379,7 @@ func (p *exprParser) parseAtom() (*pyExpr, error) {
 
 // parseSeq parses a parenthesized tuple (or grouping) or a list.
 func (p *exprParser) parseSeq(open token, close string, kind exprKind) (*pyExpr, error) {
-	seq := &pyExpr{kind: kind, col: open.col}
+	seq := p.alloc(pyExpr{kind: kind, col: open.col})
 	trailing := false
 	for !p.accept(close) {
 		e, err := p.parseExpr()
@@ -376,7 +404,7 @@ func (p *exprParser) parseSeq(open token, close string, kind exprKind) (*pyExpr,
 }
 
 func (p *exprParser) parseDict(open token) (*pyExpr, error) {
-	d := &pyExpr{kind: eDict, col: open.col}
+	d := p.alloc(pyExpr{kind: eDict, col: open.col})
 	for !p.accept("}") {
 		k, err := p.parseExpr()
 		if err != nil {
@@ -422,5 +450,44 @@ func (p *exprParser) parseExprList() (*pyExpr, error) {
 	if len(items) == 1 && !trailing {
 		return items[0], nil
 	}
-	return &pyExpr{kind: eTuple, elems: items, col: start, end: p.lastEnd()}, nil
+	return p.alloc(pyExpr{kind: eTuple, elems: items, col: start, end: p.lastEnd()}), nil
+}
+
+// exprArena hands out a statement's expression nodes from reused chunks:
+// a statement's expressions die with it (they become IR arguments), and
+// a 1M-node graph would otherwise allocate some ten million of them.
+type exprArena struct {
+	chunks [][]pyExpr
+	chunk  int // index of the chunk being handed out
+	next   int // next free slot in it
+}
+
+const exprChunk = 256
+
+// reset makes every slot free again; no expression handed out before may
+// be used after.
+func (a *exprArena) reset() { a.chunk, a.next = 0, 0 }
+
+func (a *exprArena) alloc() *pyExpr {
+	if a.next == exprChunk {
+		a.chunk, a.next = a.chunk+1, 0
+	}
+	if a.chunk == len(a.chunks) {
+		a.chunks = append(a.chunks, make([]pyExpr, exprChunk))
+	}
+	e := &a.chunks[a.chunk][a.next]
+	a.next++
+	return e
+}
+
+// alloc returns a node holding v, from the arena when the parser has one.
+func (p *exprParser) alloc(v pyExpr) *pyExpr {
+	var e *pyExpr
+	if p.arena == nil {
+		e = new(pyExpr) // not &v: v would then always escape
+	} else {
+		e = p.arena.alloc()
+	}
+	*e = v
+	return e
 }

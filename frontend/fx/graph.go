@@ -22,6 +22,15 @@ type graphBuilder struct {
 	// stmtOff is the offset of the statement being read in its logical
 	// line; nodes are positioned there.
 	stmtOff int
+	// Buffers reused from statement to statement.
+	spans     []span
+	targetBuf []target
+	// Chunks the graph's argument lists are cut from (newArgs).
+	argChunk               []ir.Arg
+	kwargChunk             []ir.Kwarg
+	argChunkN, kwargChunkN int
+	// fastOpCall's keyword argument buffer.
+	fastKwargs []ir.Kwarg
 }
 
 // binding is what a name refers to: a value, or a tuple-returning node
@@ -42,6 +51,7 @@ func (p *parser) newGraph(pos diag.Pos) *graphBuilder {
 func (p *parser) beginGraph(l *logical, text string) error {
 	pos := p.posIn(l, 0)
 	gb := p.newGraph(pos)
+	gb.scope = make(map[string]binding, p.bodyLines(l.indent))
 	open := strings.IndexByte(text, '(')
 	close := matchingParen(text, open)
 	if close < 0 {
@@ -78,11 +88,27 @@ func (p *parser) beginGraph(l *logical, text string) error {
 		if err != nil {
 			return err
 		}
-		gb.bind(name, binding{v: gb.g.AddInput(name, t, p.posIn(l, open+1+param.off))})
+		gb.bind(name, binding{v: gb.g.AddInput(p.keep(name), t, p.posIn(l, open+1+param.off))})
 		gb.g.Inputs[len(gb.g.Inputs)-1].Annot = t
 	}
 	p.mode = inGraph
 	return nil
+}
+
+// bodyLines counts the lines after the current one up to the first that
+// is indented no deeper than indent: about how many names the body of a
+// def binds, so that its scope is sized once instead of grown by
+// rehashing a million names.
+func (p *parser) bodyLines(indent int) int {
+	n := 0
+	for _, l := range p.lines[min(p.lineAt+1, len(p.lines)):] {
+		t := strings.TrimLeft(l.text, " \t")
+		if t != "" && len(l.text)-len(t) <= indent {
+			break
+		}
+		n++
+	}
+	return min(n, 1<<22)
 }
 
 func (p *parser) beginNodeForm(l *logical) {
@@ -141,8 +167,18 @@ func (p *parser) annotation(l *logical, off int, text string) (ir.Type, error) {
 	if len(text) >= 2 && (text[0] == '"' || text[0] == '\'') && text[len(text)-1] == text[0] {
 		text, off = text[1:len(text)-1], off+1
 	}
-	t, err := ir.ParseType(text)
+	if t, ok := p.types[text]; ok {
+		return t, nil
+	}
+	own := strings.Clone(text) // the type keeps pieces of its text (the device name)
+	t, err := ir.ParseType(own)
 	if err == nil {
+		if len(p.types) < maxTypeCache {
+			if p.types == nil {
+				p.types = map[string]ir.Type{}
+			}
+			p.types[own] = t
+		}
 		return t, nil
 	}
 	if looksLikeType(text) {
@@ -152,6 +188,12 @@ func (p *parser) annotation(l *logical, off int, text string) (ir.Type, error) {
 		"annotation %q is not a tensor or Sym type; ignored", text)
 	return ir.Type{}, nil
 }
+
+// maxTypeCache bounds the parser's annotation cache. A graph repeats a few
+// hundred annotations over and over (every `bf16[2048, 64][64, 1]cuda:0`
+// parses to the same type); values share the parsed type, which is never
+// changed in place (passes clone a type before changing it).
+const maxTypeCache = 1 << 14
 
 func looksLikeType(text string) bool {
 	if strings.HasPrefix(text, "Sym(") {
@@ -176,12 +218,21 @@ func (p *parser) graphLine(l *logical, text string) error {
 		gb.comment(text)
 		return nil
 	}
-	for _, st := range splitTop(stripComment(text), ';') {
+	code := text
+	switch {
+	case !l.scanned:
+		code = stripComment(text)
+	case l.comment >= 0:
+		code = text[:l.comment]
+	}
+	p.stmts = splitTopInto(p.stmts[:0], code, ';')
+	for _, st := range p.stmts {
 		st = trimSpan(st)
 		if st.text == "" {
 			continue
 		}
 		gb.stmtOff = st.off
+		p.exprs.reset() // the last statement's expressions are dead
 		done, err := gb.statement(l, st)
 		if err != nil {
 			return err

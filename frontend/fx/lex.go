@@ -39,8 +39,11 @@ var (
 )
 
 // lex splits one logical line (a statement or expression) into tokens.
-func lex(src string) ([]token, error) {
-	var toks []token
+func lex(src string) ([]token, error) { return lexInto(nil, src) }
+
+// lexInto is lex appending to toks[:0], a buffer the caller reuses.
+func lexInto(toks []token, src string) ([]token, error) {
+	toks = toks[:0]
 	i := 0
 	for i < len(src) {
 		c := src[i]
@@ -87,17 +90,24 @@ func lex(src string) ([]token, error) {
 }
 
 func matchOp(s string) string {
-	for _, set := range [][]string{threeOps, twoOps} {
-		for _, op := range set {
-			if strings.HasPrefix(s, op) {
-				return op
+	switch s[0] {
+	case '(', ')', '[', ']', '{', '}', ',', ':', '.', ';', '~', '@', '%', '&', '|', '^', '+':
+		// no multi-character operator starts with these
+	case '*', '/', '>', '<', '=', '!', '-':
+		for _, set := range [][]string{threeOps, twoOps} {
+			for _, op := range set {
+				if strings.HasPrefix(s, op) {
+					return op
+				}
 			}
 		}
+		if s[0] == '!' {
+			return ""
+		}
+	default:
+		return ""
 	}
-	if strings.ContainsRune("()[]{},:.=+-*/%<>&|^~;@", rune(s[0])) {
-		return s[:1]
-	}
-	return ""
+	return s[:1]
 }
 
 func isNameStart(c byte) bool {

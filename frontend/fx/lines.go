@@ -30,6 +30,10 @@ func splitLines(src string) []rawLine {
 	for i, p := range parts {
 		p = strings.TrimRight(p, "\r")
 		off := 0
+		if p == "" || p[0] == ' ' || p[0] == '\t' {
+			lines[i] = rawLine{text: p, num: i + 1} // no log prefix starts with a blank
+			continue
+		}
 		for _, re := range logPrefixes {
 			if loc := re.FindStringIndex(p[off:]); loc != nil && loc[1] > 0 {
 				off += loc[1]
@@ -51,6 +55,13 @@ type logical struct {
 	unclosed int
 	// tooLong: the line is longer than the join's byte bound.
 	tooLong bool
+	// For a line of one physical line, scanned is set and comment and
+	// assign are the offsets of its comment's '#' and of its first
+	// top-level assignment '=' before it (-1: none), found by the scan
+	// that counted its brackets, so graphLine and statement need not
+	// scan it again.
+	scanned         bool
+	comment, assign int
 }
 
 type segment struct {
@@ -73,19 +84,45 @@ func (l *logical) pos(off int) (int, int) {
 // bracketDelta returns how much s changes the bracket depth, ignoring
 // strings and a trailing comment.
 func bracketDelta(s string) int {
-	depth := 0
-	codeBytes(s, func(i int, c byte) bool {
-		switch {
-		case c == '#':
-			return false
-		case isOpen(c):
-			depth++
-		case isClose(c):
-			depth--
+	depth, _, _ := scanLine(s)
+	return depth
+}
+
+// scanLine is bracketDelta, commentAt and findAssign (on the text before
+// the comment) in one pass.
+func scanLine(s string) (depth, comment, assign int) {
+	comment, assign = -1, -1
+	codeRuns(s, func(off int, run string) bool {
+		for j := 0; j < len(run); j++ {
+			switch run[j] {
+			case '#':
+				comment = off + j
+				return false
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			case '=':
+				if assign >= 0 || depth != 0 {
+					continue
+				}
+				i := off + j
+				prev, next := byte(0), byte(0)
+				if i > 0 {
+					prev = s[i-1]
+				}
+				if i+1 < len(s) {
+					next = s[i+1]
+				}
+				if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
+					continue
+				}
+				assign = i
+			}
 		}
 		return true
 	})
-	return depth
+	return depth, comment, assign
 }
 
 // joinLogical turns physical lines into logical lines, starting at lines[i];
@@ -93,14 +130,30 @@ func bracketDelta(s string) int {
 // stops joining past maxBytes (the line's tooLong is then set), so that an
 // unclosed bracket cannot make the join, or its callers, quadratic.
 func joinLogical(lines []rawLine, i, maxBytes int) (logical, int) {
+	return joinLogicalInto(nil, lines, i, maxBytes)
+}
+
+// joinLogicalInto is joinLogical with the line's segments appended to
+// segs[:0] (a buffer the caller reuses from line to line).
+func joinLogicalInto(segs []segment, lines []rawLine, i, maxBytes int) (logical, int) {
 	first := lines[i]
 	trimmed := strings.TrimLeft(first.text, " \t")
 	lead := len(first.text) - len(trimmed)
-	l := logical{indent: lead, segs: []segment{{0, first.num, first.off + lead}}, unclosed: -1}
-	var b strings.Builder
+	l := logical{indent: lead, segs: append(segs[:0], segment{0, first.num, first.off + lead}), unclosed: -1}
 	pending := trimmed // the last physical line, written once we know whether it continues
-	depth := bracketDelta(trimmed)
+	depth, comment, assign := scanLine(trimmed)
 	i++
+	if depth <= 0 || i >= len(lines) || strings.HasPrefix(trimmed, "#") || len(pending) > maxBytes {
+		// One physical line (nearly every line): its text as it is.
+		l.text = trimmed
+		l.scanned, l.comment, l.assign = true, comment, assign
+		l.tooLong = len(l.text) > maxBytes
+		if depth > 0 && !l.tooLong {
+			l.unclosed = unclosedBracket(l.text)
+		}
+		return l, i
+	}
+	var b strings.Builder
 	// A comment line never continues; an open bracket pulls in following lines.
 	for depth > 0 && i < len(lines) && !strings.HasPrefix(trimmed, "#") && b.Len()+len(pending) <= maxBytes {
 		// A comment inside the brackets ends its physical line only (PyTorch
@@ -125,18 +178,25 @@ func joinLogical(lines []rawLine, i, maxBytes int) (logical, int) {
 
 // cutComment drops a trailing comment (outside strings) and the blanks before it.
 func cutComment(s string) string {
-	at := -1
-	codeBytes(s, func(i int, c byte) bool {
-		if c == '#' {
-			at = i
-			return false
-		}
-		return true
-	})
+	at := commentAt(s)
 	if at < 0 {
 		return s
 	}
 	return strings.TrimRight(s[:at], " \t")
+}
+
+// commentAt returns the offset of the '#' starting a comment (outside
+// strings), or -1.
+func commentAt(s string) int {
+	at := -1
+	codeRuns(s, func(off int, run string) bool {
+		if j := strings.IndexByte(run, '#'); j >= 0 {
+			at = off + j
+			return false
+		}
+		return true
+	})
+	return at
 }
 
 // unclosedBracket returns the offset of the outermost bracket that is never

@@ -85,7 +85,7 @@ func builtinOperator(callee string) (string, bool) {
 }
 
 func (gb *graphBuilder) callArgs(l *logical, e *pyExpr) ([]ir.Arg, []ir.Kwarg, error) {
-	args := make([]ir.Arg, len(e.elems))
+	args := gb.newArgs(len(e.elems))
 	for i, x := range e.elems {
 		a, err := gb.toArg(l, x)
 		if err != nil {
@@ -93,13 +93,13 @@ func (gb *graphBuilder) callArgs(l *logical, e *pyExpr) ([]ir.Arg, []ir.Kwarg, e
 		}
 		args[i] = a
 	}
-	kwargs := make([]ir.Kwarg, len(e.kwargs))
+	kwargs := gb.newKwargs(len(e.kwargs))
 	for i, kw := range e.kwargs {
 		a, err := gb.toArg(l, kw.val)
 		if err != nil {
 			return nil, nil, err
 		}
-		kwargs[i] = ir.Kwarg{Name: kw.name, Arg: a}
+		kwargs[i] = ir.Kwarg{Name: gb.p.intern(kw.name), Arg: a}
 	}
 	return args, kwargs, nil
 }
@@ -116,23 +116,33 @@ func CanonicalTarget(dotted string) string {
 }
 
 func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args []ir.Arg, kwargs []ir.Kwarg) (*ir.Node, error) {
-	target := CanonicalTarget(callee)
-	var schema ir.OpSchema
-	if gb.p.opts.Lookup != nil {
-		schema = gb.p.opts.Lookup(target)
-	}
-	nres := 1
-	if rc, ok := schema.(ir.ResultCounter); ok && schema != nil {
-		n, variadic := rc.NumResults()
-		nres = n
-		if variadic {
-			nres = 0 // getitem statements add results as they name them
+	op, ok := gb.p.ops[callee]
+	if !ok {
+		// First call of this op: look it up once, and warn about it once.
+		op.target = CanonicalTarget(callee)
+		if gb.p.opts.Lookup != nil {
+			op.schema = gb.p.opts.Lookup(op.target)
+		}
+		op.nres = 1
+		if rc, ok := op.schema.(ir.ResultCounter); ok && op.schema != nil {
+			n, variadic := rc.NumResults()
+			op.nres = n
+			if variadic {
+				op.nres = 0 // getitem statements add results as they name them
+			}
+		}
+		if len(gb.p.ops) < maxOpCache {
+			if gb.p.ops == nil {
+				gb.p.ops = map[string]opEntry{}
+			}
+			gb.p.ops[strings.Clone(callee)] = op
+		}
+		if !gb.p.warnedOps[op.target] {
+			gb.p.warnedOps[op.target] = true
+			gb.warnOpGap(gb.p.posIn(l, e.col), op.target, op.schema)
 		}
 	}
-	if !gb.p.warnedOps[target] {
-		gb.p.warnedOps[target] = true
-		gb.warnOpGap(gb.p.posIn(l, e.col), target, schema)
-	}
+	target, schema, nres := op.target, op.schema, op.nres
 	n := gb.add(l, e, name, target, ir.FormOp, args, kwargs, nres)
 	n.Op = schema
 	if nres > 1 {
@@ -143,6 +153,18 @@ func (gb *graphBuilder) opNode(l *logical, e *pyExpr, name, callee string, args 
 	}
 	return n, nil
 }
+
+// opEntry is what the parser knows about an op callee
+// ("torch.ops.aten.add.Tensor"): its canonical target, shared by every
+// node that calls it, its registry entry and its result count.
+type opEntry struct {
+	target string
+	schema ir.OpSchema
+	nres   int
+}
+
+// maxOpCache bounds the parser's op cache (a graph calls a few hundred ops).
+const maxOpCache = 1 << 12
 
 // warnOpGap warns about an op kiln cannot type: one PyTorch does not have
 // (with the closest name PyTorch has), or one whose schema kiln knows
@@ -170,10 +192,46 @@ func (gb *graphBuilder) warnOpGap(pos diag.Pos, target string, schema ir.OpSchem
 }
 
 func (gb *graphBuilder) add(l *logical, e *pyExpr, name, target string, form ir.CallForm, args []ir.Arg, kwargs []ir.Kwarg, nres int) *ir.Node {
-	n := gb.g.NewNode(name, target, form, args, kwargs, nres)
+	if form != ir.FormOp { // an op's target comes from the op cache, already its own
+		target = gb.p.intern(target)
+	}
+	n := gb.g.NewNode(gb.p.keep(name), target, form, args, kwargs, nres)
 	n.Pos = gb.p.posIn(l, gb.stmtOff)
 	for _, r := range n.Results {
 		r.Pos = n.Pos
 	}
 	return gb.g.Append(n)
 }
+
+// newArgs returns n zero arguments from a chunk the graph's nodes share:
+// a node's arguments are a few small lists, and a large graph would make
+// millions of them one by one. The list's capacity is n, so appending to
+// it reallocates rather than overwrite a neighbour.
+func (gb *graphBuilder) newArgs(n int) []ir.Arg {
+	if n == 0 || n > argChunkMax/8 {
+		return make([]ir.Arg, n)
+	}
+	if len(gb.argChunk) < n {
+		gb.argChunkN = min(max(2*gb.argChunkN, 16), argChunkMax)
+		gb.argChunk = make([]ir.Arg, gb.argChunkN)
+	}
+	a := gb.argChunk[:n:n]
+	gb.argChunk = gb.argChunk[n:]
+	return a
+}
+
+// newKwargs is newArgs for keyword arguments.
+func (gb *graphBuilder) newKwargs(n int) []ir.Kwarg {
+	if n == 0 || n > argChunkMax/8 {
+		return make([]ir.Kwarg, n)
+	}
+	if len(gb.kwargChunk) < n {
+		gb.kwargChunkN = min(max(2*gb.kwargChunkN, 16), argChunkMax)
+		gb.kwargChunk = make([]ir.Kwarg, gb.kwargChunkN)
+	}
+	k := gb.kwargChunk[:n:n]
+	gb.kwargChunk = gb.kwargChunk[n:]
+	return k
+}
+
+const argChunkMax = 1024

@@ -2,6 +2,7 @@ package fx
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -61,7 +62,7 @@ func (p *parser) nodeFormStmt(l *logical, body string, off int) (bool, error) {
 	case "PlaceHolder":
 		return true, nil // Inductor's forward declaration of a buffer name
 	case "placeholder":
-		v := gb.g.AddInput(name, typ, p.posIn(l, off))
+		v := gb.g.AddInput(p.keep(name), typ, p.posIn(l, off))
 		v.Annot = typ
 		gb.bind(name, binding{v: v})
 		return true, nil
@@ -140,10 +141,10 @@ func (p *parser) nodeFormArgs(l *logical, off int, rest string) ([]ir.Arg, []ir.
 		}
 		switch kw.name {
 		case "args":
-			args = a.Elems
+			args = slices.Clone(a.Elems) // a node's own list: seqArg may share a.Elems
 		case "kwargs":
 			for i, k := range a.Keys {
-				kwargs = append(kwargs, ir.Kwarg{Name: k.Str, Arg: a.Elems[i]})
+				kwargs = append(kwargs, ir.Kwarg{Name: p.intern(k.Str), Arg: a.Elems[i]})
 			}
 		}
 	}

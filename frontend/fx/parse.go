@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
@@ -30,7 +31,7 @@ type Result struct {
 
 // Parse reads FX readable text. Malformed input gives a *diag.Diagnostic
 // error with code "parse", positioned at the offending text; Parse never
-// panics.
+// panics. The result keeps nothing of src: the caller may reuse it.
 func Parse(file string, src []byte, opts Options) (res *Result, err error) {
 	p := &parser{file: file, opts: opts, mod: &ir.Module{File: file}, warnedOps: map[string]bool{}}
 	defer func() {
@@ -41,7 +42,12 @@ func Parse(file string, src []byte, opts Options) (res *Result, err error) {
 				"internal parser error: %v", r)
 		}
 	}()
-	if err := p.run(string(src)); err != nil {
+	// The text is read in place, not copied: nothing the parser returns
+	// holds on to it (names, raw arguments and type texts are copied out;
+	// TestParseKeepsNoSource overwrites the input after parsing), so a
+	// 100 MB input is not held twice while it is parsed.
+	text := unsafe.String(unsafe.SliceData(src), len(src))
+	if err := p.run(text); err != nil {
 		return nil, err
 	}
 	return &Result{Module: p.mod, Warnings: p.warnings}, nil
@@ -69,6 +75,17 @@ type parser struct {
 	skipIndent int
 	className  string
 	g          *graphBuilder
+	segs       []segment           // the logical line's segments, reused from line to line
+	types      map[string]ir.Type  // annotation text -> its type (see maxTypeCache)
+	toks       []token             // the statement's tokens, reused from statement to statement
+	ops        map[string]opEntry  // op callee -> its target and schema
+	exprs      exprArena           // the statement's expressions
+	lines      []rawLine           // the input's lines
+	lineAt     int                 // the index in lines of the line being read
+	stmts      []span              // the line's statements, reused from line to line
+	lists      map[string][]ir.Arg // int list text -> its shared elements (intList)
+	names      strings.Builder     // the chunk keep copies names into
+	interned   map[string]string   // intern's copies
 }
 
 var (
@@ -80,7 +97,9 @@ var (
 
 func (p *parser) run(src string) error {
 	lines := splitLines(src)
+	p.lines = lines
 	for i := 0; i < len(lines); {
+		p.lineAt = i
 		prose := p.mode == outside || p.mode == skipping
 		maxBytes := limits.LineBytes
 		if prose {
@@ -88,7 +107,8 @@ func (p *parser) run(src string) error {
 			// file into one line at every line it appears on (quadratic).
 			maxBytes = min(maxBytes, proseJoinBytes)
 		}
-		l, next := joinLogical(lines, i, maxBytes)
+		l, next := joinLogicalInto(p.segs, lines, i, maxBytes)
+		p.segs = l.segs
 		if (l.unclosed >= 0 || l.tooLong) && prose {
 			// Prose with a stray bracket must not swallow the graphs after it.
 			l, next = joinLogical(lines[i:i+1], 0, limits.LineBytes)
@@ -149,7 +169,7 @@ func (p *parser) line(l *logical) (bool, error) {
 
 func (p *parser) outsideLine(l *logical, text string) error {
 	if m := classRe.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, "#") {
-		p.className = m[1]
+		p.className = strings.Clone(m[1])
 		return nil
 	}
 	if m := defRe.FindStringSubmatch(text); m != nil {
@@ -232,3 +252,43 @@ func (p *parser) warn(pos diag.Pos, code, hint, format string, args ...any) {
 		Severity: diag.Warning, Code: code, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: hint,
 	})
 }
+
+// keep returns a copy of s that does not hold on to the input: a name
+// (a slice of the source text) would otherwise keep the whole source
+// alive as long as the graph. Copies are cut from shared chunks (a
+// strings.Builder never changes what it wrote), not allocated one by one.
+func (p *parser) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > keepChunk/16 {
+		return strings.Clone(s)
+	}
+	if p.names.Cap()-p.names.Len() < len(s) {
+		p.names = strings.Builder{}
+		p.names.Grow(keepChunk)
+	}
+	start := p.names.Len()
+	p.names.WriteString(s)
+	return p.names.String()[start:]
+}
+
+const keepChunk = 32 << 10
+
+// intern is keep for strings that repeat (targets, keyword names): one
+// copy each.
+func (p *parser) intern(s string) string {
+	if k, ok := p.interned[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	if len(p.interned) < maxInterned {
+		if p.interned == nil {
+			p.interned = map[string]string{}
+		}
+		p.interned[k] = k
+	}
+	return k
+}
+
+const maxInterned = 1 << 14

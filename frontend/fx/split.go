@@ -1,5 +1,7 @@
 package fx
 
+import "strings"
+
 // span is a piece of a statement: its text and its offset in the statement.
 type span struct {
 	text string
@@ -7,18 +9,26 @@ type span struct {
 }
 
 // splitTop splits s on sep where sep is outside brackets and strings.
-func splitTop(s string, sep byte) []span {
-	var out []span
+func splitTop(s string, sep byte) []span { return splitTopInto(nil, s, sep) }
+
+// splitTopInto is splitTop appending to out.
+func splitTopInto(out []span, s string, sep byte) []span {
+	if strings.IndexByte(s, sep) < 0 {
+		return append(out, span{s, 0})
+	}
 	depth, start := 0, 0
-	codeBytes(s, func(i int, c byte) bool {
-		switch {
-		case isOpen(c):
-			depth++
-		case isClose(c):
-			depth--
-		case c == sep && depth == 0:
-			out = append(out, span{s[start:i], start})
-			start = i + 1
+	codeRuns(s, func(off int, run string) bool {
+		for j := 0; j < len(run); j++ {
+			switch c := run[j]; {
+			case isOpen(c):
+				depth++
+			case isClose(c):
+				depth--
+			case c == sep && depth == 0:
+				i := off + j
+				out = append(out, span{s[start:i], start})
+				start = i + 1
+			}
 		}
 		return true
 	})
@@ -28,28 +38,34 @@ func splitTop(s string, sep byte) []span {
 // findAssign returns the offset of the first top-level '=' that is an
 // assignment (not part of ==, <=, >=, !=), or -1.
 func findAssign(s string) int {
+	if strings.IndexByte(s, '=') < 0 {
+		return -1
+	}
 	depth, found := 0, -1
-	codeBytes(s, func(i int, c byte) bool {
-		switch {
-		case isOpen(c):
-			depth++
-		case isClose(c):
-			depth--
-		case c == '#' && depth == 0:
-			return false
-		case c == '=' && depth == 0:
-			prev, next := byte(0), byte(0)
-			if i > 0 {
-				prev = s[i-1]
+	codeRuns(s, func(off int, run string) bool {
+		for j := 0; j < len(run); j++ {
+			switch c := run[j]; {
+			case isOpen(c):
+				depth++
+			case isClose(c):
+				depth--
+			case c == '#' && depth == 0:
+				return false
+			case c == '=' && depth == 0:
+				i := off + j
+				prev, next := byte(0), byte(0)
+				if i > 0 {
+					prev = s[i-1]
+				}
+				if i+1 < len(s) {
+					next = s[i+1]
+				}
+				if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
+					continue
+				}
+				found = i
+				return false
 			}
-			if i+1 < len(s) {
-				next = s[i+1]
-			}
-			if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
-				return true
-			}
-			found = i
-			return false
 		}
 		return true
 	})
@@ -58,15 +74,10 @@ func findAssign(s string) int {
 
 // stripComment removes a trailing `# ...` outside strings.
 func stripComment(s string) string {
-	end := len(s)
-	codeBytes(s, func(i int, c byte) bool {
-		if c == '#' {
-			end = i
-			return false
-		}
-		return true
-	})
-	return s[:end]
+	if at := commentAt(s); at >= 0 {
+		return s[:at]
+	}
+	return s
 }
 
 // trimSpan trims spaces, keeping the offset right.

@@ -22,7 +22,12 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	if st.text == "return" || strings.HasPrefix(st.text, "return ") || strings.HasPrefix(st.text, "return(") {
 		return true, gb.returnStmt(l, span{strings.TrimPrefix(st.text, "return"), st.off + len("return")})
 	}
-	eq := findAssign(st.text)
+	eq := -1
+	if l.scanned && st.off == 0 && l.assign < len(st.text) {
+		eq = l.assign // the line's first statement: its scan found the '=' (or none)
+	} else {
+		eq = findAssign(st.text)
+	}
 	if eq < 0 {
 		return false, gb.declarations(l, st)
 	}
@@ -43,6 +48,11 @@ func (gb *graphBuilder) statement(l *logical, st span) (bool, error) {
 	targets, isTuple, err := gb.targets(l, lhs)
 	if err != nil {
 		return false, err
+	}
+	if !isTuple {
+		if ok, err := gb.fastOpCall(l, targets[0], rhs); ok {
+			return false, err
+		}
 	}
 	expr, err := gb.parseRHS(l, rhs)
 	if err != nil {
@@ -94,6 +104,9 @@ func augmented(lhs string) (name, op string, ok bool) {
 	for end > 0 && strings.IndexByte("+-*/%@&|^<>", t[end-1]) >= 0 {
 		end--
 	}
+	if end == len(t) {
+		return "", "", false // no operator before the '=': most statements
+	}
 	name, sym := strings.TrimSpace(t[:end]), t[end:]
 	op, ok = augmentedOps[sym]
 	return name, op, ok && isIdentifier(name)
@@ -144,24 +157,29 @@ func (gb *graphBuilder) aliasAfter(l *logical, st span, base string) (target, bo
 
 // isRelease recognizes `a = b = None`, which FX emits after last uses.
 func isRelease(stmt string) bool {
-	parts := strings.Split(stmt, "=")
-	if len(parts) < 2 || strings.TrimSpace(parts[len(parts)-1]) != "None" {
+	last := strings.LastIndexByte(stmt, '=')
+	if last < 0 || strings.TrimSpace(stmt[last+1:]) != "None" {
 		return false
 	}
-	for _, p := range parts[:len(parts)-1] {
-		if !isIdentifier(strings.TrimSpace(p)) {
+	for rest := stmt[:last]; ; {
+		part, after, more := strings.Cut(rest, "=")
+		if !isIdentifier(strings.TrimSpace(part)) {
 			return false
 		}
+		if !more {
+			return true
+		}
+		rest = after
 	}
-	return true
 }
 
 func (gb *graphBuilder) parseRHS(l *logical, rhs span) (*pyExpr, error) {
-	toks, err := lex(rhs.text)
+	toks, err := lexInto(gb.p.toks, rhs.text)
 	if err != nil {
 		return nil, gb.p.wrapLex(l, rhs.off, err, "")
 	}
-	ep := &exprParser{toks: toks}
+	gb.p.toks = toks // the tokens die with the statement's expressions
+	ep := &exprParser{toks: toks, src: rhs.text, arena: &gb.p.exprs}
 	if ep.peek().kind == tEOF {
 		return nil, gb.p.errIn(l, rhs.off, "missing expression after '='", "")
 	}
@@ -198,9 +216,15 @@ func shift(e *pyExpr, by int) {
 
 // targets parses `name`, `name: "ann"`, or `a, b: f64[], c, =` unpack lists.
 func (gb *graphBuilder) targets(l *logical, lhs span) ([]target, bool, error) {
-	parts := splitTop(lhs.text, ',')
+	var parts []span
+	if strings.IndexByte(lhs.text, ',') < 0 {
+		parts = append(gb.spans[:0], span{lhs.text, 0}) // one target: most statements
+	} else {
+		parts = splitTop(lhs.text, ',')
+	}
 	isTuple := len(parts) > 1
-	var out []target
+	out := gb.targetBuf[:0] // the caller is done with them before the next statement
+	defer func() { gb.targetBuf = out[:0] }()
 	for _, part := range parts {
 		part = trimSpan(span{part.text, lhs.off + part.off})
 		if part.text == "" {
@@ -252,7 +276,7 @@ func (gb *graphBuilder) unpack(l *logical, targets []target, e *pyExpr, off int)
 	if e.kind == eCall && strings.Contains(e.base.dotted(), "tree_flatten") {
 		gb.g.Inputs = nil
 		for _, t := range targets {
-			v := gb.g.AddInput(t.name, t.typ, gb.p.posIn(l, t.off))
+			v := gb.g.AddInput(gb.p.keep(t.name), t.typ, gb.p.posIn(l, t.off))
 			v.Annot = t.typ
 			gb.bind(t.name, binding{v: v})
 		}
@@ -297,15 +321,20 @@ func (gb *graphBuilder) assign(l *logical, t target, e *pyExpr, off int) error {
 	if node == nil {
 		return gb.p.errIn(l, off, "unsupported right-hand side", "FX statements assign an op call, an operator on symbolic values, or a getitem")
 	}
+	gb.bindNode(t, node)
+	return nil
+}
+
+// bindNode names node's value (or its tuple) t.
+func (gb *graphBuilder) bindNode(t target, node *ir.Node) {
 	node.Stack = gb.stack
 	if node.IsTuple() || len(node.Results) != 1 {
 		gb.bind(t.name, binding{tuple: node})
-		return nil
+		return
 	}
 	v := node.Results[0]
 	v.Type, v.Annot = t.typ, t.typ
 	gb.bind(t.name, binding{v: v})
-	return nil
 }
 
 // bindResult names result i of a tuple node.
@@ -315,7 +344,7 @@ func (gb *graphBuilder) bindResult(n *ir.Node, i int, t target) {
 	}
 	r := n.Results[i]
 	if r.Name == "" {
-		r.Name = t.name
+		r.Name = gb.p.keep(t.name)
 	}
 	r.Type, r.Annot = t.typ, t.typ
 	gb.bind(t.name, binding{v: r})
@@ -383,11 +412,11 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			if e.kind == eBinary { // the parentheses FX prints are outside the expression
 				src = "(" + src + ")"
 			}
-			return ir.ComplexArg(re, im, src), nil
+			return ir.ComplexArg(re, im, gb.p.keep(src)), nil
 		}
 	case eUnary:
 		if re, im, ok := complexConst(e); ok {
-			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
+			return ir.ComplexArg(re, im, gb.p.keep(l.text[e.col:e.end])), nil
 		}
 		if e.op == "-" {
 			switch inner := e.base; inner.kind {
@@ -402,7 +431,7 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			}
 		}
 	case eAttr:
-		return attrArg(e.dotted(), l.text[e.col:e.end]), nil
+		return gb.p.attrArg(e.dotted(), l.text[e.col:e.end]), nil
 	case eEllipsis:
 		return ir.Arg{Kind: ir.ArgEllipsis}, nil
 	case eCall:
@@ -413,10 +442,10 @@ func (gb *graphBuilder) toArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			return gb.sliceArg(l, e)
 		}
 		if re, im, ok := complexConst(e); ok {
-			return ir.ComplexArg(re, im, l.text[e.col:e.end]), nil
+			return ir.ComplexArg(re, im, gb.p.keep(l.text[e.col:e.end])), nil
 		}
 	}
-	return ir.Arg{Kind: ir.ArgRaw, Str: l.text[e.col:e.end]}, nil
+	return ir.Arg{Kind: ir.ArgRaw, Str: gb.p.keep(l.text[e.col:e.end])}, nil
 }
 
 // realConst reads a real number literal, negated or not.
@@ -530,7 +559,7 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 		if !gb.implicit {
 			return ir.Arg{}, gb.p.errIn(l, e.col, fmt.Sprintf("undefined name %q", e.name), "every name must be a forward() parameter or defined by an earlier statement")
 		}
-		v := gb.g.AddInput(e.name, ir.Type{}, gb.p.posIn(l, e.col))
+		v := gb.g.AddInput(gb.p.keep(e.name), ir.Type{}, gb.p.posIn(l, e.col))
 		b = binding{v: v}
 		gb.bind(e.name, b)
 	}
@@ -545,7 +574,15 @@ func (gb *graphBuilder) nameArg(l *logical, e *pyExpr) (ir.Arg, error) {
 }
 
 func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
-	elems := make([]ir.Arg, len(e.elems))
+	if e.kind != eDict {
+		if elems, ok := gb.intList(l, e); ok {
+			if e.kind == eList {
+				return ir.ListArg(elems...), nil
+			}
+			return ir.TupleArg(elems...), nil
+		}
+	}
+	elems := gb.newArgs(len(e.elems))
 	for i, x := range e.elems {
 		a, err := gb.toArg(l, x)
 		if err != nil {
@@ -562,7 +599,7 @@ func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
 	keys := make([]ir.Arg, len(e.keys))
 	for i, k := range e.keys {
 		if k.kind == eName { // node form prints dict keys bare: {dim: 1}
-			keys[i] = ir.StringArg(k.name)
+			keys[i] = ir.StringArg(gb.p.keep(k.name))
 			continue
 		}
 		a, err := gb.toArg(l, k)
@@ -574,9 +611,43 @@ func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
 	return ir.Arg{Kind: ir.ArgDict, Elems: elems, Keys: keys}, nil
 }
 
+// intList returns the elements of a list or tuple of int literals
+// (`[32, 64]`, the sizes of a view), shared by every argument spelled the
+// same: a large graph repeats a few hundred such lists a million times.
+// Argument lists are never changed in place, and a shared one has no
+// spare capacity, so appending to it copies it.
+func (gb *graphBuilder) intList(l *logical, e *pyExpr) ([]ir.Arg, bool) {
+	if len(e.elems) == 0 {
+		return nil, false
+	}
+	for _, x := range e.elems {
+		if x.kind != eInt {
+			return nil, false
+		}
+	}
+	text := l.text[e.col:e.end]
+	if elems, ok := gb.p.lists[text]; ok {
+		return elems, true
+	}
+	elems := make([]ir.Arg, len(e.elems))
+	for i, x := range e.elems {
+		elems[i] = ir.IntArg(x.intV)
+	}
+	if len(gb.p.lists) < maxListCache {
+		if gb.p.lists == nil {
+			gb.p.lists = map[string][]ir.Arg{}
+		}
+		gb.p.lists[strings.Clone(text)] = elems
+	}
+	return elems, true
+}
+
+// maxListCache bounds the parser's cache of int lists.
+const maxListCache = 1 << 14
+
 // attrArg interprets dotted constants: dtypes, layouts and memory formats,
 // op references.
-func attrArg(dotted, raw string) ir.Arg {
+func (p *parser) attrArg(dotted, raw string) ir.Arg {
 	if name, ok := strings.CutPrefix(dotted, "torch."); ok {
 		if dt, ok := ir.DTypeFromName(name); ok {
 			return ir.DTypeArg(dt)
@@ -584,13 +655,13 @@ func attrArg(dotted, raw string) ir.Arg {
 		switch name {
 		case "strided", "sparse_coo", "sparse_csr", "jagged", "contiguous_format", "preserve_format",
 			"channels_last", "channels_last_3d":
-			return ir.EnumArg(name)
+			return ir.EnumArg(p.intern(name))
 		}
 		if strings.HasPrefix(name, "ops.") {
-			return ir.Arg{Kind: ir.ArgOpRef, Str: dotted}
+			return ir.Arg{Kind: ir.ArgOpRef, Str: p.intern(dotted)}
 		}
 	}
-	return ir.Arg{Kind: ir.ArgRaw, Str: raw}
+	return ir.Arg{Kind: ir.ArgRaw, Str: p.keep(raw)}
 }
 
 // deviceArg reads device(type='cuda', index=0) and device('cuda:0').

@@ -136,6 +136,9 @@ func Symbol(name string) Expr {
 	if !validName(name) {
 		panic("sym: invalid symbol name " + strconv.Quote(name))
 	}
+	// Its own copy: name is often a slice of a large input (an annotation
+	// in a 100 MB graph), which the cache would otherwise keep alive.
+	name = strings.Clone(name)
 	n := newAtom(opSym, name, nil)
 	if symCached.Load() < symCacheMax {
 		if v, loaded := symCache.LoadOrStore(name, n); loaded {

@@ -146,10 +146,11 @@ func (p *Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 	if err := p.checkOffsets(ctx, g); err != nil {
 		return false, err
 	}
-	a := &analysis{p: p, ctx: ctx, g: g, facts: map[*ir.Value]*fact{}}
+	a := &analysis{p: p, ctx: ctx, g: g} // analyse makes the facts
 	changed := a.realignInputs()
 	a.analyse()
 	changed = a.insertAssertions() || changed
+	a.namer = nil // every name is taken by now: let the graph's name set go
 	changed = a.record() || changed
 	return changed, nil
 }

@@ -2,6 +2,8 @@ package align
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
@@ -47,25 +49,27 @@ type analysis struct {
 	p     *Pass
 	ctx   *passes.Context
 	g     *ir.Graph
-	facts map[*ir.Value]*fact
+	facts *ir.ValueMap[*fact]
 	namer *ir.Namer
+	attrs map[[2]string]ir.Attrs // the attribute lists values share (shared)
+	msg   []byte                 // record's message buffer
 }
 
 func (a *analysis) assume() bool { return a.p.assume == AssumeInputsAndViews }
 
 // analyse computes a fact for every tensor value, in program order.
 func (a *analysis) analyse() {
-	a.facts = map[*ir.Value]*fact{}
+	a.facts = ir.NewValueMap[*fact](a.g)
 	for _, v := range a.g.Inputs {
 		if isTensor(v) {
-			a.facts[v] = a.inputFact(v)
+			a.facts.Set(v, a.inputFact(v))
 		}
 	}
 	for _, n := range a.g.Nodes {
 		a.ctx.At(n)
 		for _, r := range n.Results {
 			if isTensor(r) {
-				a.facts[r] = a.resultFact(n, r)
+				a.facts.Set(r, a.resultFact(n, r))
 			}
 		}
 	}
@@ -134,7 +138,7 @@ func (a *analysis) resultFact(n *ir.Node, r *ir.Value) *fact {
 	f.bytes = sym.Mul(f.offset, isz)
 	f.proved = alignOf(f.base, f.bytes)
 	f.used = f.proved
-	f.why = fmt.Sprintf("a buffer kiln allocates, %d-byte aligned", f.base)
+	f.why = "a buffer kiln allocates, " + strconv.FormatInt(f.base, 10) + "-byte aligned"
 	if c, ok := f.bytes.Const(); !ok || c != 0 {
 		f.why += " at storage offset " + elems(f.offset, t.DType) + withBytes(f)
 	}
@@ -149,8 +153,8 @@ func (a *analysis) aliasSource(n *ir.Node, r *ir.Value) *fact {
 	}
 	var src *fact
 	n.WalkInputs(func(v *ir.Value) {
-		if src == nil && isTensor(v) && v.Type.Tensor.Storage == st && a.facts[v] != nil {
-			src = a.facts[v]
+		if src == nil && isTensor(v) && v.Type.Tensor.Storage == st && a.facts.At(v) != nil {
+			src = a.facts.At(v)
 		}
 	})
 	return src
@@ -181,7 +185,7 @@ func notAllocated(n *ir.Node) string {
 func (a *analysis) aliasFact(n *ir.Node, r *ir.Value, src *fact) *fact {
 	t := r.Type.Tensor
 	isz := sym.Const(itemSize(t))
-	root := a.facts[src.root]
+	root := a.facts.At(src.root)
 	f := &fact{origin: originAlias, root: src.root, base: src.base, shift: src.shift}
 	if absoluteOffset(n) {
 		f.shift = sym.Const(0)
@@ -193,8 +197,8 @@ func (a *analysis) aliasFact(n *ir.Node, r *ir.Value, src *fact) *fact {
 	if a.assume() && root != nil && root.origin != originUnknown {
 		f.used = max(f.proved, min(root.used, GPUAlignBytes))
 	}
-	f.why = fmt.Sprintf("%s at storage offset %s%s into %s's storage, whose base is %d-byte aligned",
-		opDesc(n), elems(f.offset, t.DType), withBytes(f), src.root.Name, f.base)
+	f.why = opDesc(n) + " at storage offset " + elems(f.offset, t.DType) + withBytes(f) + " into " + src.root.Name +
+		"'s storage, whose base is " + strconv.FormatInt(f.base, 10) + "-byte aligned"
 	return f
 }
 
@@ -213,8 +217,8 @@ func elemOffset(bytes, off, shift sym.Expr, isz int64) sym.Expr {
 // storage_offset, which PyTorch takes from the storage's start.
 func absoluteOffset(n *ir.Node) bool {
 	op, _ := n.Op.(*ops.Op)
-	if op == nil {
-		return false
+	if op == nil || !slices.ContainsFunc(op.Schema.Params, func(p ops.Param) bool { return p.Name == "storage_offset" }) {
+		return false // nothing to bind: most views have no storage_offset
 	}
 	c, err := ops.Bind(n)
 	return err == nil && c.Has("storage_offset") && !c.IsNone("storage_offset")
@@ -250,7 +254,7 @@ func elems(e sym.Expr, dt ir.DType) string {
 	if c, ok := e.Const(); ok && c == 1 {
 		unit = "element"
 	}
-	return fmt.Sprintf("%s %s of %s", e, unit, dt.Abbr())
+	return e.String() + " " + unit + " of " + dt.Abbr()
 }
 
 // bytesOf prints "1 byte", "4 bytes", "16*s0 bytes".
@@ -269,12 +273,12 @@ func (a *analysis) markAccesses() {
 			continue
 		}
 		n.WalkInputs(func(v *ir.Value) {
-			if f := a.facts[v]; f != nil {
+			if f := a.facts.At(v); f != nil {
 				f.accessed = true
 			}
 		})
 		for _, r := range n.Results {
-			if f := a.facts[r]; f != nil {
+			if f := a.facts.At(r); f != nil {
 				f.accessed = true
 			}
 		}

@@ -1,16 +1,23 @@
 package align
 
 import (
-	"fmt"
-
+	"slices"
 	"strconv"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/limits"
 )
 
 // record decides vector widths and writes align/vec on every tensor
 // value, with one remark each, in program order.
 func (a *analysis) record() bool {
+	// One remark per tensor value, up to the bound: grow the list once,
+	// not by doubling up to a million 120-byte diagnostics.
+	n := a.g.NumValueIDs()
+	if limit := limits.RemarksPerPass; limit > 0 {
+		n = min(n, limit)
+	}
+	a.ctx.Diags.Items = slices.Grow(a.ctx.Diags.Items, n)
 	changed := false
 	for _, v := range a.g.Inputs {
 		changed = a.recordValue(nil, v) || changed
@@ -24,28 +31,84 @@ func (a *analysis) record() bool {
 }
 
 func (a *analysis) recordValue(n *ir.Node, v *ir.Value) bool {
-	f := a.facts[v]
+	f := a.facts.At(v)
 	if f == nil {
 		return false
 	}
-	v.Attrs.Set(AttrAlign, strconv.FormatInt(f.used, 10))
-	msg := fmt.Sprintf("%s is %d-byte aligned: %s", v.Name, f.used, f.why)
-	if f.assumed() {
-		msg = fmt.Sprintf("%s is assumed %d-byte aligned (assume=%s) but proved only %d: %s", v.Name, f.used, a.p.assume, f.proved, f.why)
+	used := strconv.FormatInt(f.used, 10)
+	fresh := len(v.Attrs) == 0 // nothing recorded yet: the shared list will do
+	if !fresh {
+		v.Attrs.Set(AttrAlign, used)
 	}
+	vec := ""
 	if f.accessed {
 		f.vec, f.vecWhy = vectorWidth(v.Type.Tensor, f.used)
-		v.Attrs.Set(AttrVec, strconv.FormatInt(f.vec, 10))
-		msg += fmt.Sprintf("; vector width %d: %s", f.vec, f.vecWhy)
-	} else {
+		vec = strconv.FormatInt(f.vec, 10)
+		if !fresh {
+			v.Attrs.Set(AttrVec, vec)
+		}
+	} else if !fresh {
 		v.Attrs = without(v.Attrs, AttrVec) // from an earlier run
 	}
-	if n == nil {
-		a.remarkAt(v, msg)
-	} else {
-		a.ctx.Remark(n, CodeRemark, "%s", msg)
+	if fresh {
+		v.Attrs = a.shared(used, vec)
 	}
+	pos, node := v.Pos, v.Name
+	if n != nil {
+		pos, node = n.Pos, n.Name
+	}
+	// Built only for the remarks kept (limits.RemarksPerPass), in a buffer
+	// the values share: a million throwaway strings are not made.
+	a.ctx.RemarkFunc(pos, node, CodeRemark, func() string { return a.remarkText(v, f, used, vec) })
+	a.facts.Set(v, nil) // recorded: its fact (and reasons) can go while the remarks pile up
 	return true
+}
+
+// remarkText is a value's remark: its alignment, why, and its vector width.
+func (a *analysis) remarkText(v *ir.Value, f *fact, used, vec string) string {
+	msg := append(a.msg[:0], v.Name...)
+	if f.assumed() {
+		msg = append(msg, " is assumed "...)
+		msg = append(msg, used...)
+		msg = append(msg, "-byte aligned (assume="...)
+		msg = append(msg, a.p.assume...)
+		msg = append(msg, ") but proved only "...)
+		msg = strconv.AppendInt(msg, f.proved, 10)
+	} else {
+		msg = append(msg, " is "...)
+		msg = append(msg, used...)
+		msg = append(msg, "-byte aligned"...)
+	}
+	msg = append(msg, ": "...)
+	msg = append(msg, f.why...)
+	if f.accessed {
+		msg = append(msg, "; vector width "...)
+		msg = append(msg, vec...)
+		msg = append(msg, ": "...)
+		msg = append(msg, f.vecWhy...)
+	}
+	a.msg = msg
+	return string(msg)
+}
+
+// shared returns `align=used vec=vec` (no vec when ""), one list for every
+// value with the same facts: a million values carry a handful of distinct
+// lists. (ir.Attrs.Set copies a shared list before it changes it.)
+func (a *analysis) shared(used, vec string) ir.Attrs {
+	key := [2]string{used, vec}
+	if s, ok := a.attrs[key]; ok {
+		return s
+	}
+	s := ir.Attrs{{Key: AttrAlign, Val: used}}
+	if vec != "" {
+		s = append(s, ir.Attr{Key: AttrVec, Val: vec})
+	}
+	s = slices.Clip(s)
+	if a.attrs == nil {
+		a.attrs = map[[2]string]ir.Attrs{}
+	}
+	a.attrs[key] = s
+	return s
 }
 
 // remarkAt reports a remark about a graph input, at its position.
@@ -54,6 +117,9 @@ func (a *analysis) remarkAt(v *ir.Value, msg string) {
 }
 
 func without(as ir.Attrs, key string) ir.Attrs {
+	if _, ok := as.Get(key); !ok {
+		return as
+	}
 	var out ir.Attrs
 	for _, kv := range as {
 		if kv.Key != key {

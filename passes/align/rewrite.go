@@ -192,7 +192,7 @@ func (a *analysis) assertInputs() bool {
 	anchor := firstNode(a.g)
 	var asserts []*ir.Node
 	for _, v := range a.g.Inputs {
-		f := a.facts[v]
+		f := a.facts.At(v)
 		if f == nil || f.used < GPUAlignBytes || isEmpty(v.Type.Tensor) || hasAssert(v) {
 			continue
 		}
@@ -213,7 +213,7 @@ func (a *analysis) assertViews() bool {
 	var views []*ir.Value
 	for _, n := range a.g.Nodes {
 		for _, r := range n.Results {
-			if f := a.facts[r]; f != nil && f.origin == originAlias && f.accessed && f.assumed() && !hasAssert(r) {
+			if f := a.facts.At(r); f != nil && f.origin == originAlias && f.accessed && f.assumed() && !hasAssert(r) {
 				views = append(views, r)
 			}
 		}
@@ -226,7 +226,7 @@ func (a *analysis) assertViews() bool {
 	}
 	ins := map[*ir.Node][]*ir.Node{}
 	for _, r := range views {
-		f := a.facts[r]
+		f := a.facts.At(r)
 		n := a.newAssert(r, pyName(r.Def), r.Def.Pos, r.Def)
 		ins[next[r.Def]] = append(ins[next[r.Def]], n)
 		a.assertRemark(n, r, f)

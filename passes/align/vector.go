@@ -1,11 +1,13 @@
 package align
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 )
+
+var notAlignedWhy = "not " + strconv.Itoa(GPUAlignBytes) + "-byte aligned"
 
 // vectorWidth is the widest safe vector access to t, in elements, for a
 // pointer aligned to align bytes, with the reason for it.
@@ -14,9 +16,9 @@ func vectorWidth(t *ir.TensorType, align int64) (int64, string) {
 	maxW := MaxVectorBytes / isz
 	switch {
 	case align < GPUAlignBytes:
-		return 1, fmt.Sprintf("not %d-byte aligned", GPUAlignBytes)
+		return 1, notAlignedWhy
 	case maxW <= 1:
-		return 1, fmt.Sprintf("one %d-byte element fills a vector", isz)
+		return 1, "one " + strconv.FormatInt(isz, 10) + "-byte element fills a vector"
 	case t.Strides == nil || len(t.Strides) != len(t.Shape):
 		return 1, "strides unknown"
 	}
@@ -26,16 +28,16 @@ func vectorWidth(t *ir.TensorType, align int64) (int64, string) {
 	}
 	last := dims[len(dims)-1]
 	if c, ok := t.Strides[last].Const(); !ok || c != 1 {
-		return 1, fmt.Sprintf("innermost stride is %s, not 1", t.Strides[last])
+		return 1, "innermost stride is " + t.Strides[last].String() + ", not 1"
 	}
 	run, outer := innermostRun(t, dims)
 	w := maxW
 	for w > 1 && !divides(run, w) {
 		w /= 2
 	}
-	why := fmt.Sprintf("%d-byte aligned, innermost run of %s elements", align, run)
+	why := strconv.FormatInt(align, 10) + "-byte aligned, innermost run of " + run.String() + " elements"
 	if w < maxW {
-		why += fmt.Sprintf(" (a multiple of %d only)", w)
+		why += " (a multiple of " + strconv.FormatInt(w, 10) + " only)"
 	}
 	for _, d := range outer {
 		narrowed := false
@@ -43,7 +45,7 @@ func vectorWidth(t *ir.TensorType, align int64) (int64, string) {
 			w, narrowed = w/2, true
 		}
 		if narrowed {
-			why += fmt.Sprintf(", outer stride %s", t.Strides[d])
+			why += ", outer stride " + t.Strides[d].String()
 		}
 	}
 	if w == 1 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/ops"
 	"github.com/kiln-compiler/kiln/passes"
 )
@@ -241,8 +242,31 @@ func (r *run) assign(n *ir.Node, types []ir.Type) error {
 		if r.p.check {
 			r.checkAnnotation(n, v)
 		}
+		shareLayout(v)
 	}
 	return nil
+}
+
+// shareLayout points an inferred tensor type's size and stride lists at
+// its annotation's when they are equal. The parser shares one annotation
+// among every value printed with it, so a 1M-node graph keeps a few
+// hundred lists instead of two per value. Lists are never changed in
+// place, and the parser's have no spare capacity, so appending to one
+// copies it.
+func shareLayout(v *ir.Value) {
+	if v.Type.Kind != ir.KindTensor || v.Annot.Kind != ir.KindTensor {
+		return
+	}
+	t, a := v.Type.Tensor, v.Annot.Tensor
+	if t == nil || a == nil || t == a {
+		return
+	}
+	if len(a.Shape) > 0 && sym.EqualLists(t.Shape, a.Shape) && cap(a.Shape) == len(a.Shape) {
+		t.Shape = a.Shape
+	}
+	if len(t.Strides) > 0 && sym.EqualLists(t.Strides, a.Strides) && cap(a.Strides) == len(a.Strides) {
+		t.Strides = a.Strides
+	}
 }
 
 // checkAnnotation is assert_size_stride: the annotation PyTorch printed
