@@ -2,6 +2,7 @@ package golang
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -373,6 +374,9 @@ func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, str
 	if e, ok := l.byUnit(fn, ops, args, negate); ok {
 		return e, nil, nil
 	}
+	if e, ok := l.maxZero(fn, ops, negate); ok {
+		return e, nil, nil
+	}
 	for _, a := range ops {
 		l.ref(a)
 	}
@@ -416,6 +420,26 @@ func (l *simdLoop) byUnit(fn string, ops []*lowering.Instr, args []string, negat
 			l.sign = true
 			return "rt.NegF32x8(" + l.ref(ops[1-i]) + ", sign)", true
 		}
+	}
+	return "", false
+}
+
+// maxZero is Go's max(x, +0) (relu) in three lane operations instead of
+// MaxF32x8's nine. Go's max is -min(-x, -y), and its min is the smaller
+// of two ordered unequal operands and their bitwise or elsewhere; with
+// y = +0 that is x for x > 0, +0 for x < 0, and x with its sign bit
+// cleared for ±0 and NaN: |x| unless x <= 0 (ordered), where +0.
+func (l *simdLoop) maxZero(fn string, ops []*lowering.Instr, negate bool) (string, bool) {
+	if negate || fn != "maximum" || len(ops) != 2 {
+		return "", false
+	}
+	for i, c := range ops {
+		if c.Op != lowering.OpConst || c.DType != ir.F32 || math.Float32bits(float32(c.Imm.Float)) != 0 {
+			continue
+		}
+		x, zero := l.ref(ops[1-i]), l.ref(c)
+		l.sign = true
+		return fmt.Sprintf("%[2]s.Merge(rt.AbsF32x8(%[1]s, sign), %[1]s.LessEqual(%[2]s))", x, zero), true
 	}
 	return "", false
 }
