@@ -26,7 +26,13 @@ type kernelGen struct {
 	c    *code
 	prog *lowering.Program
 	k    *lowering.Kernel
-	uses map[*lowering.Instr]int
+	// orig is the program's kernel, k the one emitted (with recomputed
+	// values stashed: stash.go); the signature is orig's.
+	orig *lowering.Kernel
+	// scratch are k's stash buffers (local to each chunk, not
+	// parameters), each with the stage whose ranges size it.
+	scratch map[*lowering.Buffer]*lowering.Stage
+	uses    map[*lowering.Instr]int
 	// slot numbers the per-loop slices and offsets (a0, o1, ...).
 	slot int
 	peep peephole
@@ -124,7 +130,11 @@ func (g *kernelGen) emit() error {
 		g.c.line("// It is serial: it accumulates through indices that may repeat, so it")
 		g.c.line("// runs on one goroutine in index order, never split across cores.")
 	}
-	g.c.line("func %s error {", signature(g.prog, k))
+	sigK := k
+	if g.orig != nil {
+		sigK = g.orig
+	}
+	g.c.line("func %s error {", signature(g.prog, sigK))
 	var err error
 	switch k.Kind() {
 	case lowering.KernelExtern:
@@ -148,7 +158,7 @@ func (g *kernelGen) emit() error {
 func (g *kernelGen) emitViews() {
 	seen := map[string]bool{}
 	for _, in := range g.instrs() {
-		if in.Access == nil || seen[viewName(in.Access)] {
+		if in.Access == nil || seen[viewName(in.Access)] || g.scratch[in.Access.Buffer] != nil {
 			continue
 		}
 		seen[viewName(in.Access)] = true

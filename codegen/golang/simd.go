@@ -118,20 +118,49 @@ func (l *simdLoop) reduce(in *lowering.Instr) {
 	start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
 	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", r, start)})
 	l.used[r] = true
-	l.folds.line("var %s [8]float32", h)
-	l.folds.line("%s.Store(&%s)", r, h)
+	store := func() {
+		l.folds.line("var %s [8]float32", h)
+		l.folds.line("%s.Store(&%s)", r, h)
+	}
 	switch in.Reduce {
 	case lowering.ReduceSum:
+		store()
 		l.body.line("%s = %s.Add(%s)", r, r, x)
 		l.folds.line("%s = %s + (((%[3]s[0] + %[3]s[1]) + (%[3]s[2] + %[3]s[3])) + ((%[3]s[4] + %[3]s[5]) + (%[3]s[6] + %[3]s[7])))", acc, acc, h)
 	case lowering.ReduceMax:
-		l.sign = true
-		l.body.line("%s = rt.MaxF32x8(%s, %s, sign)", r, r, x)
+		l.extremum(in, r, x, "Max", "0", "0x7fc00000")
+		store()
 		l.folds.line("%s = max(%s, max(max(max(%[3]s[0], %[3]s[1]), max(%[3]s[2], %[3]s[3])), max(max(%[3]s[4], %[3]s[5]), max(%[3]s[6], %[3]s[7]))))", acc, acc, h)
 	default:
-		l.body.line("%s = rt.MinF32x8(%s, %s)", r, r, x)
+		l.extremum(in, r, x, "Min", "-0x80000000", "0x7fc00000")
+		store()
 		l.folds.line("%s = min(%s, min(min(min(%[3]s[0], %[3]s[1]), min(%[3]s[2], %[3]s[3])), min(min(%[3]s[4], %[3]s[5]), min(%[3]s[6], %[3]s[7]))))", acc, acc, h)
 	}
+}
+
+// extremum is a max (or min) reduction's step on lanes: one VMAXPS
+// (VMINPS) on the accumulator's chain instead of MaxF32x8's nine
+// operations, whose latency bound the loop. VMAXPS returns one of its
+// operands, the larger where they are ordered and unequal; which one it
+// returns for two zeros or a NaN depends on an operand order the compiler
+// may swap, so two masks off the chain record what decides those: a NaN
+// seen (the lane's result is then NaN) and a zero of the winning sign
+// seen (+0 for max, -0 for min: Go's max(-0, +0) is +0, its min -0).
+// After the loop each lane is the value Go's max (min) of its elements
+// has; a NaN result may carry another payload than the scalar loop's, as
+// the pairwise fold of the lanes already may.
+func (l *simdLoop) extremum(in *lowering.Instr, r, x, op, zeroBits, nanBits string) {
+	nan, zero := fmt.Sprintf("q%d", in.ID), fmt.Sprintf("z%d", in.ID)
+	l.hoist = append(l.hoist, hoisted{nan, fmt.Sprintf("%s := archsimd.BroadcastInt32x8(0)", nan)},
+		hoisted{zero, fmt.Sprintf("%s := archsimd.BroadcastInt32x8(0)", zero)},
+		hoisted{"kZeroBits" + op, fmt.Sprintf("kZeroBits%s := archsimd.BroadcastInt32x8(%s)", op, zeroBits)})
+	l.used[nan], l.used[zero], l.used["kZeroBits"+op] = true, true, true
+	l.body.line("%s = %s.%s(%s)", r, r, op, x)
+	l.body.line("%s = %s.Or(%s.IsNaN().ToInt32x8())", nan, nan, x)
+	l.body.line("%s = %s.Or(%s.AsInt32x8().Equal(kZeroBits%s).ToInt32x8())", zero, zero, x, op)
+	l.folds.line("%s = kZeroBits%s.AsFloat32x8().Merge(%s, %s.Equal(kZeroBits%s.AsFloat32x8()).And(%s.NotEqual(archsimd.BroadcastInt32x8(0))))",
+		r, op, r, r, op, zero)
+	l.folds.line("%s = archsimd.BroadcastInt32x8(%s).AsFloat32x8().Merge(%s, %s.NotEqual(archsimd.BroadcastInt32x8(0)))", r, nanBits, r, nan)
 }
 
 // ref is the lane value of in, marked used.

@@ -107,6 +107,11 @@ func (g *kernelGen) colsReject(v string) string {
 			if in.Access.DType != ir.F32 || indirect(in.Access.Index) {
 				return "an access that is not f32 or reads loaded values"
 			}
+			if g.scratch[in.Access.Buffer] != nil {
+				// a stash: one row of the ranges per lane (colsInstr)
+				acc[in.Access] = loopAccess{kind: accContig}
+				continue
+			}
 			coeffs, _, ok := sym.Linear(in.Access.Index, []string{v})
 			c, isConst := int64(-1), false
 			if ok {
@@ -132,7 +137,7 @@ func (g *kernelGen) colsReject(v string) string {
 	masks := map[*lowering.Instr]bool{}
 	for _, st := range g.k.Stages {
 		for _, in := range st.Body {
-			if in.Op == lowering.OpLoad && written[in.Access.Buffer] {
+			if in.Op == lowering.OpLoad && written[in.Access.Buffer] && g.scratch[in.Access.Buffer] == nil {
 				return "a buffer is read and written"
 			}
 			if g.peep.folded[in] {
@@ -200,6 +205,11 @@ func (l *simdLoop) colsInstr(in *lowering.Instr, v string) error {
 	switch in.Op {
 	case lowering.OpLoad:
 		idx := in.Access.Index.Code()
+		if l.g.scratch[in.Access.Buffer] != nil { // lane j's value at row r is at 8·r + j
+			l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(%s[8*(%s):][:8]))", name, viewName(in.Access), idx)
+			l.val[in] = name
+			return nil
+		}
 		coeffs, _, _ := sym.Linear(in.Access.Index, []string{v})
 		if c, _ := coeffs[0].Const(); c == 0 {
 			l.body.line("%s := archsimd.BroadcastFloat32x8(%s[%s])", name, viewName(in.Access), idx)
@@ -212,7 +222,11 @@ func (l *simdLoop) colsInstr(in *lowering.Instr, v string) error {
 		}
 		return nil
 	case lowering.OpStore:
-		l.body.line("%s.Store((*[8]float32)(%s[%s:][:8]))", l.ref(in.Args[0]), viewName(in.Access), in.Access.Index.Code())
+		idx := in.Access.Index.Code()
+		if l.g.scratch[in.Access.Buffer] != nil {
+			idx = "8*(" + idx + ")"
+		}
+		l.body.line("%s.Store((*[8]float32)(%s[%s:][:8]))", l.ref(in.Args[0]), viewName(in.Access), idx)
 		return nil
 	case lowering.OpReduce:
 		r, x := fmt.Sprintf("r%d", in.ID), l.ref(in.Args[0])
