@@ -387,6 +387,11 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 		g.c.line("}")
 		return nil
 	}
+	if lanes && need && extra == nil {
+		if done, err := g.predLoop(v, start, body, acc, contig); done || err != nil {
+			return err
+		}
+	}
 	first := "0"
 	if lanes && !need {
 		call, accs, err := g.simdCall(body, acc, contig)
@@ -427,6 +432,34 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 	}
 	g.c.line("}")
 	return nil
+}
+
+// predLoop emits a pointwise loop whose wheres choose by an index
+// predicate (simd_pred.go): lanes over the blocks where it is uniform,
+// the scalar loop over each block the lanes leave; false when the loop
+// does not qualify.
+func (g *kernelGen) predLoop(v, start string, body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) (bool, error) {
+	for _, in := range body {
+		if in.Op == lowering.OpReduce {
+			return false, nil
+		}
+	}
+	p := g.planPred(v, body)
+	if p == nil {
+		return false, nil
+	}
+	call, err := g.predCall(p, v, start, body, acc, contig)
+	if call == "" || err != nil {
+		return false, err
+	}
+	g.c.line("for i := 0; i < len(%s); {", contig[0])
+	g.c.line("i = %s", call)
+	g.c.line("for e := min(i+8, len(%s)); i < e; i++ {", contig[0])
+	g.c.line("%s := %s + int64(i)", v, start)
+	err = g.emitBody(body, renderLoopAccess(acc, func(name string) string { return name + "[i]" }))
+	g.c.line("}")
+	g.c.line("}")
+	return true, err
 }
 
 // unrolled emits the loop's main part unrolled by vec: each contiguous
