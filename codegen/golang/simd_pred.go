@@ -255,6 +255,16 @@ func (g *kernelGen) predCall(p *predPlan, v, start string, body []*lowering.Inst
 	if len(vars) > 0 { // reduction variables: not a pointwise loop
 		return "", nil
 	}
+	// Each case declares the broadcasts it uses: keep one of each.
+	seen := map[string]bool{}
+	params, args := l.params[:0:0], l.args[:0:0]
+	for i, prm := range l.params {
+		if !seen[prm] {
+			seen[prm] = true
+			params, args = append(params, prm), append(args, l.args[i])
+		}
+	}
+	l.params, l.args = params, args
 	l.params = append(l.params, "start int64")
 	l.args = append(l.args, start)
 	for _, x := range extra {

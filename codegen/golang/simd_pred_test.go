@@ -20,17 +20,19 @@ import (
 // The SIMD build, the same binary with KILN_SIMD=off, a scalar build and
 // interp give the same bits, NaN payloads included (the rows hold the
 // specials). Rows of 45: the slice 17:37 starts inside the third block,
-// covers the fourth and ends inside the fifth; the column is 9.
+// covers the fourth and ends inside the fifth; the column is 9. A bias
+// added to the slice scatter is a broadcast every case reads.
 func TestSIMDIndexPredicate(t *testing.T) {
 	goBin := goTool(t)
 	src := `class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[5, 45][45, 1]cpu", y: "f32[5, 20][20, 1]cpu"):
+    def forward(self, x: "f32[5, 45][45, 1]cpu", y: "f32[5, 20][20, 1]cpu", b: "f32[5, 1][1, 1]cpu"):
         mul: "f32[5, 20][20, 1]cpu" = torch.ops.aten.mul.Tensor(y, 2)
         slice_scatter: "f32[5, 45][45, 1]cpu" = torch.ops.aten.slice_scatter.default(x, mul, 1, 17, 37)
         select: "f32[5][45]cpu" = torch.ops.aten.select.int(x, 1, 9)
         mul_1: "f32[5][1]cpu" = torch.ops.aten.mul.Tensor(select, 3)
         select_scatter: "f32[5, 45][45, 1]cpu" = torch.ops.aten.select_scatter.default(x, mul_1, 1, 9)
-        return (slice_scatter, select_scatter)
+        biased: "f32[5, 45][45, 1]cpu" = torch.ops.aten.add.Tensor(slice_scatter, b)
+        return (slice_scatter, select_scatter, biased)
 `
 	c := fxProgram(t, "simd_ops", src)
 	dir := t.TempDir()
@@ -53,15 +55,17 @@ func TestSIMDIndexPredicate(t *testing.T) {
 	in := t.TempDir()
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x.npy"), x))
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "y.npy"), y))
+	b := f32Bits([]int64{5, 1}, func(i int) uint32 { return math.Float32bits(float32(i) - 1.5) })
+	require.NoError(t, interp.SaveNPY(filepath.Join(in, "b.npy"), b))
 	binDir := t.TempDir()
 	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	simd := runVariant(t, simdBin, in, 2)
-	res, err := interp.Run(c.g, []any{x, y}, interp.Options{})
+	simd := runVariant(t, simdBin, in, 3)
+	res, err := interp.Run(c.g, []any{x, y, b}, interp.Options{})
 	require.NoError(t, err)
 	for name, got := range map[string][][]uint32{
-		"simd-off": runVariant(t, simdBin, in, 2, "KILN_SIMD=off"),
-		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 2),
-		"interp":   {bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor))},
+		"simd-off": runVariant(t, simdBin, in, 3, "KILN_SIMD=off"),
+		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 3),
+		"interp":   {bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor)), bitsOf(res.Outputs[2].(*interp.Tensor))},
 	} {
 		for o := range got {
 			// interp may return another NaN for 2·NaN; copies keep bits
