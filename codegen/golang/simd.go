@@ -84,6 +84,10 @@ type simdLoop struct {
 	accs   []string // scalar accumulators the lanes fold into and return
 	folds  code     // after the loop: lanes folded into the accumulators
 	name   string   // the function's name
+	// colIdx and colSteps: column lanes' stepped index variables
+	// (simd_cols.go stepIndices) and their steps.
+	colIdx   map[*lowering.Access]string
+	colSteps []string
 }
 
 // hoisted is a broadcast made once per call, emitted only if the loop
