@@ -10,8 +10,9 @@ Random prims (inductor_seeds / inductor_random) draw kiln's counter-based
 numbers (Philox4x32-10, as codegen/golang/rt/philox.go), so all sides see
 the same dropout masks.
 
-Per output it prints the largest difference between interp and Go, and
-the verdict of torch._dynamo.utils.same, the check Inductor's own
+Per output it prints the largest difference between interp and Go, eager's
+relative RMSE against float64 (and the bound internal/e2e puts on Go
+against interp from it), and the verdict of torch._dynamo.utils.same, the check Inductor's own
 accuracy benchmarks use: a result passes against eager when it is
 allclose, or when its RMSE against the float64 run is within 2x (3x for
 half types) of eager's own RMSE (+ tol/10). Exit status 0 when both
@@ -140,6 +141,14 @@ def make_inputs(specs):
     return vals
 
 
+def load(path, dtype):
+    """An output .npy as a tensor of dtype (bf16 comes as raw uint16 bits)."""
+    x = np.load(path)
+    if dtype == torch.bfloat16 and x.dtype == np.uint16:
+        return torch.from_numpy(x.astype(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(x).to(dtype)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("fx")
@@ -177,12 +186,18 @@ def main():
     ok = True
     print(f"{os.path.basename(a.fx)} (torch {torch.__version__})")
     for i, (e, r) in enumerate(zip(eager, f64)):
-        if not isinstance(e, torch.Tensor) or not e.is_floating_point() or e.dtype == torch.bfloat16:
-            continue  # integer outputs compare exactly in internal/e2e; bf16 has no .npy
-        got_g = torch.from_numpy(np.load(os.path.join(work, "go", f"out{i}.npy"))).to(e.dtype)
-        got_i = got_g if a.skip_interp else torch.from_numpy(
-            np.load(os.path.join(work, "interp", f"g0_out{i}.npy"))).to(e.dtype)
+        if not isinstance(e, torch.Tensor) or not e.is_floating_point():
+            continue  # integer outputs compare exactly in internal/e2e
+        got_g = load(os.path.join(work, "go", f"out{i}.npy"), e.dtype)
+        got_i = got_g if a.skip_interp else load(os.path.join(work, "interp", f"g0_out{i}.npy"), e.dtype)
         rm = lambda x: float(torch.sqrt(torch.mean((x.double() - r.double()) ** 2)))
+        # internal/e2e's bound on RMS(go - interp) / RMS(float64), implied
+        # by both passing same(): each within mult x eager's RMSE.
+        mult = 3.0 if e.dtype in (torch.float16, torch.bfloat16) else 2.0
+        rms_ref = float(torch.sqrt(torch.mean(r.double() ** 2))) if e.numel() else 0.0
+        if e.numel() and rms_ref > 0:
+            print(f"  out{i}: eager RMSE / RMS(float64) {rm(e) / rms_ref:.3g}; "
+                  f"e2e bound RMS(go-interp) / RMS(float64) <= 2 x {mult:g} x that = {2 * mult * rm(e) / rms_ref:.3g}")
         diff = float((got_i.double() - got_g.double()).abs().max()) if e.numel() else 0.0
         quiet = lambda *args, **kw: None
         vi = same(e, got_i, fp64_ref=r.to(torch.float64), tol=1e-4, log_error=quiet)
