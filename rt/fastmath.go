@@ -38,13 +38,29 @@ const (
 )
 
 // FMA32 is x·y + z rounded once to float32, as VFMADD computes it. The
-// product of two float32 values is exact in float64; the float64 sum is
-// made round-to-odd (TwoSum gives its error; an inexact sum with an even
-// last bit moves one unit toward the error), and a round-to-odd result
-// with at least two more bits than float32 rounds to the nearest float32
-// exactly as the exact sum would (Boldo and Melquiond), so no double
-// rounding. The conversions forbid Go from fusing anything itself.
+// float64 FMA (one hardware instruction) rounds the exact value v once to
+// r; rounding r to float32 gives v's float32 rounding unless r lies on a
+// midpoint between two float32 values (rounding to nearest never steps
+// over a value float64 can hold, so r and v are on the same side of every
+// other midpoint). For a normal float32 result that is the 29 bits float32
+// drops being exactly 1000…0; that case, and the subnormal range, where
+// float32 drops more bits, take fma32Slow.
 func FMA32(x, y, z float32) float32 {
+	r := math.FMA(float64(x), float64(y), float64(z))
+	if a := math.Abs(r); math.Float64bits(r)&(1<<29-1) != 1<<28 && (a >= 0x1p-126 || a == 0) || a-a != 0 {
+		return float32(r)
+	}
+	return fma32Slow(x, y, z)
+}
+
+// fma32Slow is FMA32 without the hardware FMA: the product of two float32
+// values is exact in float64; the float64 sum is made round-to-odd
+// (TwoSum gives its error; an inexact sum with an even last bit moves one
+// unit toward the error), and a round-to-odd result with at least two
+// more bits than float32 rounds to the nearest float32 exactly as the
+// exact sum would (Boldo and Melquiond), so no double rounding. The
+// conversions forbid Go from fusing anything itself.
+func fma32Slow(x, y, z float32) float32 {
 	p := float64(float64(x) * float64(y))
 	b := float64(z)
 	s := float64(p + b)
