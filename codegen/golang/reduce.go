@@ -205,8 +205,9 @@ func (g *kernelGen) emitReduceUpdate(in *lowering.Instr) error {
 }
 
 // emitScratch makes the chunk's stash buffers (stash.go), from the
-// runtime's pool: 8 rows of the stage's ranges, so that column lanes can
-// keep one per lane (the scalar and row loops use the first).
+// runtime's pool: 16 rows of the stage's ranges, so that column lanes can
+// keep one per lane of two groups (the scalar and row loops use the
+// first).
 func (g *kernelGen) emitScratch() {
 	bufs := make([]*lowering.Buffer, 0, len(g.scratch))
 	for b := range g.scratch {
@@ -214,7 +215,7 @@ func (g *kernelGen) emitScratch() {
 	}
 	slices.SortFunc(bufs, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
 	for _, b := range bufs {
-		size := fmt.Sprintf("8 * int64(%s) * %d", product(g.scratch[b].Reduce).Code(), b.DType.ItemSize())
+		size := fmt.Sprintf("16 * int64(%s) * %d", product(g.scratch[b].Reduce).Code(), b.DType.ItemSize())
 		g.c.line("%s := rt.AllocBuffer(%s)", bufName(b), size)
 		g.c.line("defer rt.ReleaseBuffer(%s)", bufName(b))
 		g.c.line("%s := %s(%s)", viewName(&lowering.Access{Buffer: b, DType: b.DType}), stashDType(b.DType), bufName(b))

@@ -92,6 +92,11 @@ type simdLoop struct {
 	// vaccs are a reduction loop's vector accumulators with the method
 	// that joins two of them (unrolled: see unrolledBody).
 	vaccs []vacc
+	// sfx and idxOff name and place the second of two column groups
+	// that column lanes run together (simd_cols.go): "B" and "+8".
+	sfx, idxOff string
+	pair        bool                       // the body runs two column groups
+	valB        map[*lowering.Instr]string // the second group's values
 }
 
 // vacc is a vector accumulator of a reduction loop.
@@ -351,7 +356,7 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 	if g.peep.folded[in] {
 		return nil
 	}
-	name := fmt.Sprintf("v%d", in.ID)
+	name := fmt.Sprintf("v%d", in.ID) + l.sfx
 	switch in.Op {
 	case lowering.OpLoad:
 		la := l.acc[in.Access]

@@ -36,7 +36,7 @@ func TestStashAndRowExtrema(t *testing.T) {
 	main, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops.go"))
 	require.NoError(t, err)
 	require.Equal(t, 1, strings.Count(string(main), "rt.ExpF32("), "softmax's scalar loops compute exp once:\n%s", main)
-	require.Contains(t, string(main), "rt.AllocBuffer(8 * int64(45) * 4)", "a stash for a row of 45 (8 rows for column lanes)")
+	require.Contains(t, string(main), "rt.AllocBuffer(16 * int64(45) * 4)", "a stash for a row of 45 (16 rows for column lanes)")
 	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
 	require.NoError(t, err)
 	withExp := 0
