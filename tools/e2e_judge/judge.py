@@ -205,26 +205,34 @@ def main():
     subprocess.run([os.path.join(mod, "kilngen"), "-seed", str(SEED), "-inputs", in_dir, "-o", os.path.join(work, "go")],
                    check=True)
 
+    eager_in = [v.clone() for v in ins]
+    f64_in = [v.double() if v.is_floating_point() else v.clone() for v in ins]
     with torch.no_grad():
-        eager = runnable(src)(*[v.clone() for v in ins])
-        f64 = runnable(src, f64=True)(*[v.double() if v.is_floating_point() else v.clone() for v in ins])
+        eager = runnable(src)(*eager_in)
+        f64 = runnable(src, f64=True)(*f64_in)
     eager = eager if isinstance(eager, (tuple, list)) else (eager,)
     f64 = f64 if isinstance(f64, (tuple, list)) else (f64,)
+    # Outputs, then the inputs the graph mutates (running statistics): the
+    # generated Go writes those as NAME.npy, interp as g0_NAME.npy.
+    cases = [(f"out{i}", f"out{i}.npy", f"g0_out{i}.npy", e, r) for i, (e, r) in enumerate(zip(eager, f64))]
+    for (name, _, _, _), e, r in zip(specs, eager_in, f64_in):
+        if os.path.exists(os.path.join(work, "go", name + ".npy")):
+            cases.append((name, name + ".npy", f"g0_{name}.npy", e, r))
 
     ok = True
     print(f"{os.path.basename(a.fx)} (torch {torch.__version__})")
-    for i, (e, r) in enumerate(zip(eager, f64)):
+    for i, go_file, interp_file, e, r in cases:
         if not isinstance(e, torch.Tensor) or not e.is_floating_point():
             continue  # integer outputs compare exactly in internal/e2e
-        got_g = load(os.path.join(work, "go", f"out{i}.npy"), e.dtype)
-        got_i = got_g if a.skip_interp else load(os.path.join(work, "interp", f"g0_out{i}.npy"), e.dtype)
+        got_g = load(os.path.join(work, "go", go_file), e.dtype)
+        got_i = got_g if a.skip_interp else load(os.path.join(work, "interp", interp_file), e.dtype)
         rm = lambda x: float(torch.sqrt(torch.mean((x.double() - r.double()) ** 2)))
         # internal/e2e's bound on RMS(go - interp) / RMS(float64), implied
         # by both passing same(): each within mult x eager's RMSE.
         mult = 3.0 if e.dtype in (torch.float16, torch.bfloat16) else 2.0
         rms_ref = float(torch.sqrt(torch.mean(r.double() ** 2))) if e.numel() else 0.0
         if e.numel() and rms_ref > 0:
-            print(f"  out{i}: eager RMSE / RMS(float64) {rm(e) / rms_ref:.3g}; "
+            print(f"  {i}: eager RMSE / RMS(float64) {rm(e) / rms_ref:.3g}; "
                   f"e2e bound RMS(go-interp) / RMS(float64) <= 2 x {mult:g} x that = {2 * mult * rm(e) / rms_ref:.3g}")
         diff = float((got_i.double() - got_g.double()).abs().max()) if e.numel() else 0.0
         quiet = lambda *args, **kw: None
@@ -232,12 +240,12 @@ def main():
         vg = same(e, got_g, fp64_ref=r.to(torch.float64), tol=1e-4, log_error=quiet)
         ok = ok and vi and vg
         if a.skip_interp:
-            print(f"  out{i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: max|go-eager| "
+            print(f"  {i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: max|go-eager| "
                   f"{float((got_g.double() - e.double()).abs().max()) if e.numel() else 0:.3g}, "
                   f"max|ref| {float(r.abs().max()) if e.numel() else 0:.4g}; RMSE vs float64: eager {rm(e):.3g}, "
                   f"go {rm(got_g):.3g}; same(): go {vg}")
             continue
-        print(f"  out{i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: max|interp-go| {diff:.3g}, "
+        print(f"  {i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: max|interp-go| {diff:.3g}, "
               f"max|ref| {float(r.abs().max()) if e.numel() else 0:.4g}; RMSE vs float64: eager {rm(e):.3g}, "
               f"interp {rm(got_i):.3g}, go {rm(got_g):.3g}; same(): interp {vi}, go {vg}")
     return 0 if ok else 1
