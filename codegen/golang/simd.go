@@ -528,7 +528,7 @@ func (l *simdLoop) write() {
 		}
 	}
 	f.line("i := 0")
-	if len(l.vaccs) > 0 {
+	if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
 		l.unrolledBody(f)
 	}
 	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
@@ -544,11 +544,12 @@ func (l *simdLoop) write() {
 	out.stubs.line("")
 }
 
-// unrolledBody writes a reduction loop's main part two steps at a time,
-// the second step on its own copy of every accumulator (joined into the
-// first after it): one vector accumulator chains every step through the
-// add's latency (3-4 cycles for 8 elements, the bound of a sum over a
-// row), two chains halve that. A sum so adds in another order again (as
+// unrolledBody writes a loop's main part two steps at a time, the second
+// step on its own copy of every accumulator of a reduction (joined into
+// the first after it): one vector accumulator chains every step through
+// the add's latency (3-4 cycles for 8 elements, the bound of a sum over a
+// row), two chains halve that; a long pointwise body likewise gets two
+// independent chains. A sum so adds in another order again (as
 // the lanes already do); max and min keep their values.
 func (l *simdLoop) unrolledBody(f *code) {
 	body := l.body.String()
@@ -583,6 +584,11 @@ func (l *simdLoop) unrolledBody(f *code) {
 		f.line("%s = %s.%s(%sB)", a.name, a.name, a.join, a.name)
 	}
 }
+
+// unrollLines: a pointwise loop body this long (exp, tanh written out)
+// is one long chain of dependent operations; two steps an iteration give
+// the core two independent chains to overlap.
+const unrollLines = 16
 
 var (
 	definedRe = regexp.MustCompile(`^\s*(\w+) :=`)
