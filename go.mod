@@ -7,6 +7,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -17,7 +18,6 @@ require (
 	github.com/tetratelabs/wazero v1.12.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.21.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
 	golang.org/x/tools v0.50.0 // indirect
 )

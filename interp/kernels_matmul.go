@@ -18,53 +18,6 @@ import (
 // dense reads t as a row-major float64 (or int64) array.
 func dense(t *Tensor) []float64 { return t.Floats() }
 
-// bmmRaw multiplies B batches of [M,K]·[K,N] row-major arrays.
-func bmmRaw(a, b []float64, batch, m, k, n int64) []float64 {
-	out := make([]float64, batch*m*n)
-	const tile = 256
-	parallelRows(batch*m, k*n, func(lo, hi int64) {
-		for r := lo; r < hi; {
-			p, i := r/m, r%m
-			rows := min(4, m-i, hi-r) // rows of one batch that share each b row
-			bp, ap := b[p*k*n:], a[p*m*k+i*k:]
-			base := p*m*n + i*n
-			for j0 := int64(0); j0 < n; j0 += tile {
-				j1 := min(j0+tile, n)
-				w := j1 - j0
-				if rows == 4 {
-					r0 := out[base+j0 : base+j1]
-					r1 := out[base+n+j0 : base+n+j1]
-					r2 := out[base+2*n+j0 : base+2*n+j1]
-					r3 := out[base+3*n+j0 : base+3*n+j1]
-					for l := int64(0); l < k; l++ {
-						x0, x1, x2, x3 := ap[l], ap[k+l], ap[2*k+l], ap[3*k+l]
-						bl := bp[l*n+j0 : l*n+j0+w]
-						for j, v := range bl {
-							r0[j] += x0 * v
-							r1[j] += x1 * v
-							r2[j] += x2 * v
-							r3[j] += x3 * v
-						}
-					}
-					continue
-				}
-				for q := int64(0); q < rows; q++ {
-					row := out[base+q*n+j0 : base+q*n+j1]
-					for l := int64(0); l < k; l++ {
-						x := ap[q*k+l]
-						bl := bp[l*n+j0 : l*n+j1]
-						for j := range row {
-							row[j] += x * bl[j]
-						}
-					}
-				}
-			}
-			r += rows
-		}
-	})
-	return out
-}
-
 // parallelRows splits rows over workers when rows·perRow is large.
 func parallelRows(rows, perRow int64, f func(lo, hi int64)) {
 	workers := int64(runtime.GOMAXPROCS(0))

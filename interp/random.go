@@ -204,7 +204,7 @@ func (m *machine) indexBoundDepth(v *ir.Value, depth int) (int64, bool) {
 		if !ok && usedAsIndex(u, v) {
 			b, ok = unknownIndexBound, true
 		}
-		if op, isOp := u.Op.(*ops.Op); !ok && isOp && op != nil && op.Kind == ops.KindView && !op.Mutates() && depth > 0 {
+		if op, isOp := u.Op.(*ops.Op); !ok && isOp && op != nil && (op.Kind == ops.KindView && !op.Mutates() || passesValues(u, op, v)) && depth > 0 {
 			for _, r := range u.Results {
 				if rb, rok := m.indexBoundDepth(r, depth-1); rok && (!ok || rb < b) {
 					b, ok = rb, true
@@ -216,6 +216,27 @@ func (m *machine) indexBoundDepth(v *ir.Value, depth int) (int64, bool) {
 		}
 	}
 	return best, found
+}
+
+// passesValues reports an op whose result holds v's values (or others):
+// where(mask, v, 0) is how cross entropy keeps ignore_index out of its
+// gather (corpus 041), and a clone is a copy.
+func passesValues(n *ir.Node, op *ops.Op, v *ir.Value) bool {
+	switch op.Schema.Name {
+	case "clone":
+		return true
+	case "where":
+		c, err := ops.Bind(n)
+		if err != nil {
+			return false
+		}
+		for _, name := range []string{"self", "other"} {
+			if c.Has(name) && c.Arg(name).Kind == ir.ArgValue && c.Arg(name).Value == v {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // usedAsIndex reports whether n takes v as indices (index, indices,

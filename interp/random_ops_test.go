@@ -146,3 +146,27 @@ func TestDropoutEvalAndOne(t *testing.T) {
 	assert.True(t, math.IsNaN(dropped[7]), "inf * 0 is NaN, as input.mul(mask)")
 	assert.Equal(t, []int64{0, 0, 0, 0, 0, 0, 0, 0}, intsOf(t, res.Outputs[3]))
 }
+
+// TestIndexInputThroughWhere: cross entropy keeps ignore_index out of its
+// gather with where(target != -100, target, 0) (corpus 041); the random
+// labels must then be valid class indices, as for a direct gather.
+func TestIndexInputThroughWhere(t *testing.T) {
+	g := parseGraph(t, `
+def forward(self, x: "f32[64, 5]", y: "i64[64]"):
+    ne: "b8[64]" = torch.ops.aten.ne.Scalar(y, -100)
+    scalar_tensor: "i64[]" = torch.ops.aten.scalar_tensor.default(0, dtype = torch.int64)
+    where: "i64[64]" = torch.ops.aten.where.self(ne, y, scalar_tensor)
+    unsqueeze: "i64[64, 1]" = torch.ops.aten.unsqueeze.default(where, 1)
+    gather: "f32[64, 1]" = torch.ops.aten.gather.default(x, 1, unsqueeze)
+    return (gather,)
+`)
+	for seed := range uint64(5) {
+		in, err := MakeInputs(g, Options{Seed: seed})
+		require.NoError(t, err)
+		for _, v := range in[1].(*Tensor).Ints() {
+			require.True(t, v >= 0 && v < 5, "label %d", v)
+		}
+		_, err = Run(g, in, Options{Seed: seed})
+		require.NoError(t, err)
+	}
+}

@@ -9,22 +9,23 @@ import "simd/archsimd"
 // functions' bits (NaN payloads included: the only NaN operand of each
 // step is the one the scalar step sees).
 
-// ExpF32x8 is ExpF32 on each lane.
+// ExpF32x8 is ExpF32 on each lane (MulAdd is VFMADD213PS: the lanes need
+// FMA, which SIMD() requires).
 func ExpF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
 	lo, hi := archsimd.BroadcastFloat32x8(ExpClampLo), archsimd.BroadcastFloat32x8(ExpClampHi)
 	x = lo.Merge(x, x.Less(lo))
 	x = hi.Merge(x, x.Greater(hi))
 	magic := archsimd.BroadcastFloat32x8(ExpMagic)
-	n := x.Mul(archsimd.BroadcastFloat32x8(ExpLog2e)).Add(magic).Sub(magic)
-	r := x.Sub(n.Mul(archsimd.BroadcastFloat32x8(ExpC1)))
-	r = r.Sub(n.Mul(archsimd.BroadcastFloat32x8(ExpC2)))
+	n := x.MulAdd(archsimd.BroadcastFloat32x8(ExpLog2e), magic).Sub(magic)
+	r := n.MulAdd(archsimd.BroadcastFloat32x8(-ExpC1), x)
+	r = n.MulAdd(archsimd.BroadcastFloat32x8(-ExpC2), r)
 	z := r.Mul(r)
-	y := archsimd.BroadcastFloat32x8(ExpP0).Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP1))
-	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP2))
-	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP3))
-	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP4))
-	y = y.Mul(r).Add(archsimd.BroadcastFloat32x8(ExpP5))
-	y = y.Mul(z).Add(r).Add(archsimd.BroadcastFloat32x8(1))
+	y := archsimd.BroadcastFloat32x8(ExpP0).MulAdd(r, archsimd.BroadcastFloat32x8(ExpP1))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP2))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP3))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP4))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP5))
+	y = y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x8(1))
 	bias := archsimd.BroadcastInt32x8(127)
 	k := n.ConvertToInt32()
 	k1 := k.ShiftAllRight(1)
@@ -41,10 +42,10 @@ func TanhF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 
 	big := one.Sub(archsimd.BroadcastFloat32x8(2).Div(e.Add(one)))
 	big = big.AsUint32x8().Or(x.AsUint32x8().And(sign)).AsFloat32x8()
 	z := x.Mul(x)
-	p := archsimd.BroadcastFloat32x8(TanhP0).Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP1))
-	p = p.Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP2))
-	p = p.Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP3))
-	p = p.Mul(z).Add(archsimd.BroadcastFloat32x8(TanhP4))
-	small := p.Mul(z).Mul(x).Add(x)
+	p := archsimd.BroadcastFloat32x8(TanhP0).MulAdd(z, archsimd.BroadcastFloat32x8(TanhP1))
+	p = p.MulAdd(z, archsimd.BroadcastFloat32x8(TanhP2))
+	p = p.MulAdd(z, archsimd.BroadcastFloat32x8(TanhP3))
+	p = p.MulAdd(z, archsimd.BroadcastFloat32x8(TanhP4))
+	small := p.Mul(z).MulAdd(x, x)
 	return big.Merge(small, a.Greater(archsimd.BroadcastFloat32x8(TanhSmall)))
 }

@@ -3,6 +3,8 @@ package rt
 import (
 	"bufio"
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -100,5 +102,97 @@ func TestFastMathAccuracy(t *testing.T) {
 		}
 		t.Logf("%s: %d inputs; worst %.3f ulp against float64 (torch's float32: %.3f); worst %.3f ulp from torch",
 			name, len(cs), worst, torchWorst, worstTorch)
+	}
+}
+
+// fma32Exact is x·y + z rounded once to float32, through big.Float.
+func fma32Exact(x, y, z float32) float32 {
+	p := new(big.Float).SetPrec(200).SetFloat64(float64(x))
+	p.Mul(p, new(big.Float).SetPrec(200).SetFloat64(float64(y)))
+	p.Add(p, new(big.Float).SetPrec(200).SetFloat64(float64(z)))
+	f, _ := p.Float32() // nearest, ties to even; subnormals and overflow as IEEE
+	return f
+}
+
+// TestFMA32RoundsOnce: FMA32 equals the exactly rounded x·y + z on random
+// operands and on sums built to fall next to a float32 midpoint (a tiny z
+// beside a product that is itself near one, and cancelling products),
+// where rounding first to float64 would round twice.
+func TestFMA32RoundsOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	f := func() float32 {
+		return float32(r.NormFloat64() * math.Exp2(float64(r.IntN(60)-30)))
+	}
+	for i := range 300000 {
+		x, y := f(), f()
+		var z float32
+		switch i % 4 {
+		case 0:
+			z = f()
+		case 1: // cancel the product's float32 part: the rest decides
+			z = -float32(float64(x) * float64(y))
+		case 2: // a product on a float32 midpoint, and a z far below it:
+			// the float64 sum is the midpoint itself, a tie the exact sum
+			// is not (3·(1+2^-23) = 3 + 1.5 units of float32's last place)
+			for {
+				x, y = float32(2*r.IntN(8)+3), f()
+				if isF32Midpoint(float64(x) * float64(y)) {
+					break
+				}
+			}
+			z = float32(float64(x) * float64(y) * 0x1p-40 * float64(1-2*(i/4%2)))
+		default:
+			z = float32(float64(x) * float64(y) * 0x1p-25)
+		}
+		want := fma32Exact(x, y, z)
+		got := FMA32(x, y, z)
+		require.Equal(t, math.Float32bits(want), math.Float32bits(got), "FMA32(%v, %v, %v)", x, y, z)
+	}
+	// The case above by hand: the float64 sum 3 + 1.5 units ties to even
+	// (up), the exact sum is below the midpoint.
+	x, y, z := float32(3), float32(1+0x1p-23), float32(-0x1p-60)
+	require.Equal(t, math.Float32bits(3+0x1p-22), math.Float32bits(FMA32(x, y, z)))
+	for _, c := range [][3]float32{{float32(math.Inf(1)), 0, 1}, {float32(math.NaN()), 1, 1}, {3e38, 3e38, -1},
+		{1e-30, 1e-30, 0}, {-1e-30, 1e-30, 0}, {0x1p-75, 0x1p-75, 0x1p-149}} {
+		want, got := fma32Exact2(c[0], c[1], c[2]), FMA32(c[0], c[1], c[2])
+		require.True(t, math.Float32bits(want) == math.Float32bits(got) || want != want && got != got, "FMA32(%v)", c)
+	}
+}
+
+// fma32Exact2 is fma32Exact where big.Float has no value (Inf, NaN).
+func fma32Exact2(x, y, z float32) float32 {
+	p := float64(x) * float64(y)
+	if p-p != 0 || z-z != 0 {
+		return float32(p + float64(z))
+	}
+	return fma32Exact(x, y, z)
+}
+
+// isF32Midpoint reports a float64 halfway between two adjacent normal
+// float32 values.
+func isF32Midpoint(p float64) bool {
+	p = math.Abs(p)
+	lo := float32(p)
+	if float64(lo) == p || math.IsInf(float64(lo), 0) || p < 0x1p-126 {
+		return false
+	}
+	if float64(lo) > p {
+		lo = math.Nextafter32(lo, 0)
+	}
+	return (float64(lo)+float64(math.Nextafter32(lo, float32(math.Inf(1)))))/2 == p
+}
+
+// TestFMA32SlowAgrees: the path without hardware FMA gives the same bits
+// as FMA32 on random and cancelling operands (and FMA32's own test holds
+// it to the exact rounding).
+func TestFMA32SlowAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	f := func() float32 { return float32(r.NormFloat64() * math.Exp2(float64(r.IntN(90)-45))) }
+	for i := range 200000 {
+		x, y, z := f(), f(), f()
+		if i%3 == 0 {
+			z = -float32(float64(x) * float64(y))
+		}
+		require.Equal(t, math.Float32bits(fma32Slow(x, y, z)), math.Float32bits(FMA32(x, y, z)), "%v·%v+%v", x, y, z)
 	}
 }

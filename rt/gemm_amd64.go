@@ -22,13 +22,8 @@ func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 {
 		for r := range rows {
 			rows[r] = c[(i+int64(r))*n+j0 : (i+int64(r))*n+j0+gemmNR]
 		}
+		// The block's sums start from +0 and join C's after the loop.
 		var c00, c01, c10, c11, c20, c21, c30, c31 archsimd.Float32x8
-		if p0 > 0 {
-			c00, c01 = archsimd.LoadFloat32x8((*[8]float32)(rows[0][0:8])), archsimd.LoadFloat32x8((*[8]float32)(rows[0][8:16]))
-			c10, c11 = archsimd.LoadFloat32x8((*[8]float32)(rows[1][0:8])), archsimd.LoadFloat32x8((*[8]float32)(rows[1][8:16]))
-			c20, c21 = archsimd.LoadFloat32x8((*[8]float32)(rows[2][0:8])), archsimd.LoadFloat32x8((*[8]float32)(rows[2][8:16]))
-			c30, c31 = archsimd.LoadFloat32x8((*[8]float32)(rows[3][0:8])), archsimd.LoadFloat32x8((*[8]float32)(rows[3][8:16]))
-		}
 		a0 := a[i*k+p0 : i*k+p0+kc]
 		// Equal lengths and a walking pack slice: one bounds check a step.
 		a1 := a[(i+1)*k+p0:][:len(a0)]
@@ -47,6 +42,12 @@ func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 {
 			c20, c21 = x.MulAdd(b0, c20), x.MulAdd(b1, c21)
 			x = archsimd.BroadcastFloat32x8(a3[p])
 			c30, c31 = x.MulAdd(b0, c30), x.MulAdd(b1, c31)
+		}
+		if p0 > 0 {
+			c00, c01 = archsimd.LoadFloat32x8((*[8]float32)(rows[0][0:8])).Add(c00), archsimd.LoadFloat32x8((*[8]float32)(rows[0][8:16])).Add(c01)
+			c10, c11 = archsimd.LoadFloat32x8((*[8]float32)(rows[1][0:8])).Add(c10), archsimd.LoadFloat32x8((*[8]float32)(rows[1][8:16])).Add(c11)
+			c20, c21 = archsimd.LoadFloat32x8((*[8]float32)(rows[2][0:8])).Add(c20), archsimd.LoadFloat32x8((*[8]float32)(rows[2][8:16])).Add(c21)
+			c30, c31 = archsimd.LoadFloat32x8((*[8]float32)(rows[3][0:8])).Add(c30), archsimd.LoadFloat32x8((*[8]float32)(rows[3][8:16])).Add(c31)
 		}
 		c00.Store((*[8]float32)(rows[0][0:8]))
 		c01.Store((*[8]float32)(rows[0][8:16]))

@@ -7,25 +7,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// naiveMM is the triple loop sgemm computes: sum over k in order, each
-// step a fused multiply-add, from +0.
+// naiveMM is the triple loop sgemm computes: sums over blocks of 256
+// values of k in order, each step a fused multiply-add, from +0, added
+// up block after block.
 func naiveMM(m, k, n int64, a, b f32Matrix) []float32 {
 	out := make([]float32, m*n)
 	for i := range m {
 		for j := range n {
-			acc := float32(0)
-			for p := range k {
-				acc = float32(math.FMA(float64(a.at(i, p)), float64(b.at(p, j)), float64(acc)))
+			total := float32(0)
+			for p0 := int64(0); p0 < k; p0 += 256 {
+				acc := float32(0)
+				for p := p0; p < min(p0+256, k); p++ {
+					acc = FMA32(a.at(i, p), b.at(p, j), acc)
+				}
+				if p0 == 0 {
+					total = acc
+				} else {
+					total += acc
+				}
 			}
-			out[i*n+j] = acc
+			out[i*n+j] = total
 		}
 	}
 	return out
 }
 
-// TestMatmulF32: mm and bmm through sgemm give the triple loop's bits (the
-// lanes' VFMADD and math.FMA rounded to float32 differ only at a double-
-// rounding tie, which these inputs do not meet) for
+// TestMatmulF32: mm and bmm through sgemm give the blocked loop's bits
+// (the lanes' VFMADD and FMA32 agree) for
 // sizes around the 4×16 blocks (leftover rows and columns; k past a block
 // of 256), a transposed
 // B (linear's weight), an offset output view, in parallel chunks; and

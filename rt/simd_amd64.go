@@ -11,9 +11,10 @@ import (
 // is its twin. Generated packages call their 8-lane inner loops only when
 // SIMD() holds, and otherwise run every element on the scalar loop.
 
-// useSIMD: the CPU has AVX2 (every Float32x8 operation used is AVX or
-// AVX2) and KILN_SIMD=off does not ask for the scalar loops.
-var useSIMD = archsimd.X86.AVX2() && os.Getenv("KILN_SIMD") != "off"
+// useSIMD: the CPU has AVX2 and FMA (every Float32x8 operation used is
+// AVX, AVX2 or, in exp and tanh, FMA; every AVX2 CPU but a few VIA ones
+// has FMA) and KILN_SIMD=off does not ask for the scalar loops.
+var useSIMD = archsimd.X86.AVX2() && archsimd.X86.FMA() && os.Getenv("KILN_SIMD") != "off"
 
 // SIMD reports whether generated 8-lane inner loops run.
 func SIMD() bool { return useSIMD }
@@ -23,8 +24,8 @@ func SIMDStatus() string {
 	switch {
 	case useSIMD:
 		return "avx2: float32 inner loops run on 8 lanes (GOEXPERIMENT=simd build)"
-	case !archsimd.X86.AVX2():
-		return "off: GOEXPERIMENT=simd build, but this CPU has no AVX2"
+	case !archsimd.X86.AVX2() || !archsimd.X86.FMA():
+		return "off: GOEXPERIMENT=simd build, but this CPU has no AVX2 and FMA"
 	}
 	return "off: GOEXPERIMENT=simd build, scalar loops forced by KILN_SIMD=off"
 }

@@ -4,6 +4,7 @@ package rt
 
 import (
 	"math"
+	"math/rand/v2"
 	"simd/archsimd"
 	"testing"
 
@@ -100,6 +101,30 @@ func TestFastMathLanes(t *testing.T) {
 				want := fn.scalar(xs[i+j])
 				require.Equal(t, math.Float32bits(want), math.Float32bits(got[j]), "%s(%08x)", name, math.Float32bits(xs[i+j]))
 			}
+		}
+	}
+}
+
+// TestFMA32MatchesLanes: FMA32 gives VFMADD213PS's bits (MulAdd) on
+// random operands and cancelling ones.
+func TestFMA32MatchesLanes(t *testing.T) {
+	if !useSIMD {
+		t.Skip("no AVX2 and FMA")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	f := func() float32 { return float32(r.NormFloat64() * math.Exp2(float64(r.IntN(80)-40))) }
+	var xs, ys, zs [8]float32
+	for i := range 100000 {
+		for j := range 8 {
+			xs[j], ys[j], zs[j] = f(), f(), f()
+			if (i+j)%3 == 0 {
+				zs[j] = -float32(float64(xs[j]) * float64(ys[j]))
+			}
+		}
+		var got [8]float32
+		archsimd.LoadFloat32x8(&xs).MulAdd(archsimd.LoadFloat32x8(&ys), archsimd.LoadFloat32x8(&zs)).Store(&got)
+		for j := range 8 {
+			require.Equal(t, math.Float32bits(got[j]), math.Float32bits(FMA32(xs[j], ys[j], zs[j])), "%v·%v+%v", xs[j], ys[j], zs[j])
 		}
 	}
 }

@@ -88,7 +88,8 @@ func generate(p *lowering.Program, pkg, rtImport string, simd *simdOut) ([]byte,
 	chunks := []string{run.String()}
 	for _, k := range p.Kernels {
 		body := &code{}
-		g := &kernelGen{c: body, prog: p, k: k, uses: countUses(k), simd: simd}
+		stashed, scratch := stashRecomputed(k)
+		g := &kernelGen{c: body, prog: p, k: stashed, orig: k, scratch: scratch, uses: countUses(stashed), simd: simd}
 		g.simplify()
 		if err := g.emit(); err != nil {
 			return nil, fmt.Errorf("generate %s: %w", p.Name, err)

@@ -26,7 +26,13 @@ type kernelGen struct {
 	c    *code
 	prog *lowering.Program
 	k    *lowering.Kernel
-	uses map[*lowering.Instr]int
+	// orig is the program's kernel, k the one emitted (with recomputed
+	// values stashed: stash.go); the signature is orig's.
+	orig *lowering.Kernel
+	// scratch are k's stash buffers (local to each chunk, not
+	// parameters), each with the stage whose ranges size it.
+	scratch map[*lowering.Buffer]*lowering.Stage
+	uses    map[*lowering.Instr]int
 	// slot numbers the per-loop slices and offsets (a0, o1, ...).
 	slot int
 	peep peephole
@@ -124,7 +130,11 @@ func (g *kernelGen) emit() error {
 		g.c.line("// It is serial: it accumulates through indices that may repeat, so it")
 		g.c.line("// runs on one goroutine in index order, never split across cores.")
 	}
-	g.c.line("func %s error {", signature(g.prog, k))
+	sigK := k
+	if g.orig != nil {
+		sigK = g.orig
+	}
+	g.c.line("func %s error {", signature(g.prog, sigK))
 	var err error
 	switch k.Kind() {
 	case lowering.KernelExtern:
@@ -148,7 +158,7 @@ func (g *kernelGen) emit() error {
 func (g *kernelGen) emitViews() {
 	seen := map[string]bool{}
 	for _, in := range g.instrs() {
-		if in.Access == nil || seen[viewName(in.Access)] {
+		if in.Access == nil || seen[viewName(in.Access)] || g.scratch[in.Access.Buffer] != nil {
 			continue
 		}
 		seen[viewName(in.Access)] = true
@@ -377,6 +387,11 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 		g.c.line("}")
 		return nil
 	}
+	if lanes && need && extra == nil {
+		if done, err := g.predLoop(v, start, body, acc, contig); done || err != nil {
+			return err
+		}
+	}
 	first := "0"
 	if lanes && !need {
 		call, accs, err := g.simdCall(body, acc, contig)
@@ -417,6 +432,34 @@ func (g *kernelGen) tightLoop(v, start, end string, body []*lowering.Instr, vec 
 	}
 	g.c.line("}")
 	return nil
+}
+
+// predLoop emits a pointwise loop whose wheres choose by an index
+// predicate (simd_pred.go): lanes over the blocks where it is uniform,
+// the scalar loop over each block the lanes leave; false when the loop
+// does not qualify.
+func (g *kernelGen) predLoop(v, start string, body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) (bool, error) {
+	for _, in := range body {
+		if in.Op == lowering.OpReduce {
+			return false, nil
+		}
+	}
+	p := g.planPred(v, body)
+	if p == nil {
+		return false, nil
+	}
+	call, err := g.predCall(p, v, start, body, acc, contig)
+	if call == "" || err != nil {
+		return false, err
+	}
+	g.c.line("for i := 0; i < len(%s); {", contig[0])
+	g.c.line("i = %s", call)
+	g.c.line("for e := min(i+8, len(%s)); i < e; i++ {", contig[0])
+	g.c.line("%s := %s + int64(i)", v, start)
+	err = g.emitBody(body, renderLoopAccess(acc, func(name string) string { return name + "[i]" }))
+	g.c.line("}")
+	g.c.line("}")
+	return true, err
 }
 
 // unrolled emits the loop's main part unrolled by vec: each contiguous

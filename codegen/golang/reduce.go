@@ -2,6 +2,7 @@ package golang
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -19,6 +20,7 @@ func (g *kernelGen) emitReduction() error {
 	}
 	g.c.line("total := int64(%s)", product(outer).Code())
 	g.forChunks("int64(" + cost.Code() + ")")
+	g.emitScratch()
 	used := g.mentioned()
 	cols, err := g.colsCall(used)
 	if err != nil {
@@ -200,4 +202,22 @@ func (g *kernelGen) emitReduceUpdate(in *lowering.Instr) error {
 		return fmt.Errorf("unknown reduction %d", in.Reduce)
 	}
 	return nil
+}
+
+// emitScratch makes the chunk's stash buffers (stash.go), from the
+// runtime's pool: 16 rows of the stage's ranges, so that column lanes can
+// keep one per lane of two groups (the scalar and row loops use the
+// first).
+func (g *kernelGen) emitScratch() {
+	bufs := make([]*lowering.Buffer, 0, len(g.scratch))
+	for b := range g.scratch {
+		bufs = append(bufs, b)
+	}
+	slices.SortFunc(bufs, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
+	for _, b := range bufs {
+		size := fmt.Sprintf("16 * int64(%s) * %d", product(g.scratch[b].Reduce).Code(), b.DType.ItemSize())
+		g.c.line("%s := rt.AllocBuffer(%s)", bufName(b), size)
+		g.c.line("defer rt.ReleaseBuffer(%s)", bufName(b))
+		g.c.line("%s := %s(%s)", viewName(&lowering.Access{Buffer: b, DType: b.DType}), stashDType(b.DType), bufName(b))
+	}
 }

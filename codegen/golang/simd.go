@@ -2,6 +2,8 @@ package golang
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -83,7 +85,22 @@ type simdLoop struct {
 	accs   []string // scalar accumulators the lanes fold into and return
 	folds  code     // after the loop: lanes folded into the accumulators
 	name   string   // the function's name
+	// colIdx and colSteps: column lanes' stepped index variables
+	// (simd_cols.go stepIndices) and their steps.
+	colIdx   map[*lowering.Access]string
+	colSteps []string
+	// vaccs are a reduction loop's vector accumulators with the method
+	// that joins two of them (unrolled: see unrolledBody).
+	vaccs []vacc
+	// sfx and idxOff name and place the second of two column groups
+	// that column lanes run together (simd_cols.go): "B" and "+8".
+	sfx, idxOff string
+	pair        bool                       // the body runs two column groups
+	valB        map[*lowering.Instr]string // the second group's values
 }
+
+// vacc is a vector accumulator of a reduction loop.
+type vacc struct{ name, join string }
 
 // hoisted is a broadcast made once per call, emitted only if the loop
 // uses it (a ±1 factor rewritten away leaves its constant unused).
@@ -117,20 +134,51 @@ func (l *simdLoop) reduce(in *lowering.Instr) {
 	start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
 	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", r, start)})
 	l.used[r] = true
-	l.folds.line("var %s [8]float32", h)
-	l.folds.line("%s.Store(&%s)", r, h)
+	store := func() {
+		l.folds.line("var %s [8]float32", h)
+		l.folds.line("%s.Store(&%s)", r, h)
+	}
 	switch in.Reduce {
 	case lowering.ReduceSum:
+		store()
+		l.vaccs = append(l.vaccs, vacc{r, "Add"})
 		l.body.line("%s = %s.Add(%s)", r, r, x)
 		l.folds.line("%s = %s + (((%[3]s[0] + %[3]s[1]) + (%[3]s[2] + %[3]s[3])) + ((%[3]s[4] + %[3]s[5]) + (%[3]s[6] + %[3]s[7])))", acc, acc, h)
 	case lowering.ReduceMax:
-		l.sign = true
-		l.body.line("%s = rt.MaxF32x8(%s, %s, sign)", r, r, x)
+		l.extremum(in, r, x, "Max", "0", "0x7fc00000")
+		store()
 		l.folds.line("%s = max(%s, max(max(max(%[3]s[0], %[3]s[1]), max(%[3]s[2], %[3]s[3])), max(max(%[3]s[4], %[3]s[5]), max(%[3]s[6], %[3]s[7]))))", acc, acc, h)
 	default:
-		l.body.line("%s = rt.MinF32x8(%s, %s)", r, r, x)
+		l.extremum(in, r, x, "Min", "-0x80000000", "0x7fc00000")
+		store()
 		l.folds.line("%s = min(%s, min(min(min(%[3]s[0], %[3]s[1]), min(%[3]s[2], %[3]s[3])), min(min(%[3]s[4], %[3]s[5]), min(%[3]s[6], %[3]s[7]))))", acc, acc, h)
 	}
+}
+
+// extremum is a max (or min) reduction's step on lanes: one VMAXPS
+// (VMINPS) on the accumulator's chain instead of MaxF32x8's nine
+// operations, whose latency bound the loop. VMAXPS returns one of its
+// operands, the larger where they are ordered and unequal; which one it
+// returns for two zeros or a NaN depends on an operand order the compiler
+// may swap, so two masks off the chain record what decides those: a NaN
+// seen (the lane's result is then NaN) and a zero of the winning sign
+// seen (+0 for max, -0 for min: Go's max(-0, +0) is +0, its min -0).
+// After the loop each lane is the value Go's max (min) of its elements
+// has; a NaN result may carry another payload than the scalar loop's, as
+// the pairwise fold of the lanes already may.
+func (l *simdLoop) extremum(in *lowering.Instr, r, x, op, zeroBits, nanBits string) {
+	nan, zero := fmt.Sprintf("q%d", in.ID), fmt.Sprintf("z%d", in.ID)
+	l.hoist = append(l.hoist, hoisted{nan, fmt.Sprintf("%s := archsimd.BroadcastInt32x8(0)", nan)},
+		hoisted{zero, fmt.Sprintf("%s := archsimd.BroadcastInt32x8(0)", zero)},
+		hoisted{"kZeroBits" + op, fmt.Sprintf("kZeroBits%s := archsimd.BroadcastInt32x8(%s)", op, zeroBits)})
+	l.used[nan], l.used[zero], l.used["kZeroBits"+op] = true, true, true
+	l.vaccs = append(l.vaccs, vacc{r, op}, vacc{nan, "Or"}, vacc{zero, "Or"})
+	l.body.line("%s = %s.%s(%s)", r, r, op, x)
+	l.body.line("%s = %s.Or(%s.IsNaN().ToInt32x8())", nan, nan, x)
+	l.body.line("%s = %s.Or(%s.AsInt32x8().Equal(kZeroBits%s).ToInt32x8())", zero, zero, x, op)
+	l.folds.line("%s = kZeroBits%s.AsFloat32x8().Merge(%s, %s.Equal(kZeroBits%s.AsFloat32x8()).And(%s.NotEqual(archsimd.BroadcastInt32x8(0))))",
+		r, op, r, r, op, zero)
+	l.folds.line("%s = archsimd.BroadcastInt32x8(%s).AsFloat32x8().Merge(%s, %s.NotEqual(archsimd.BroadcastInt32x8(0)))", r, nanBits, r, nan)
 }
 
 // ref is the lane value of in, marked used.
@@ -308,7 +356,7 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 	if g.peep.folded[in] {
 		return nil
 	}
-	name := fmt.Sprintf("v%d", in.ID)
+	name := fmt.Sprintf("v%d", in.ID) + l.sfx
 	switch in.Op {
 	case lowering.OpLoad:
 		la := l.acc[in.Access]
@@ -373,6 +421,9 @@ func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, str
 	if e, ok := l.byUnit(fn, ops, args, negate); ok {
 		return e, nil, nil
 	}
+	if e, ok := l.maxZero(fn, ops, negate); ok {
+		return e, nil, nil
+	}
 	for _, a := range ops {
 		l.ref(a)
 	}
@@ -420,6 +471,26 @@ func (l *simdLoop) byUnit(fn string, ops []*lowering.Instr, args []string, negat
 	return "", false
 }
 
+// maxZero is Go's max(x, +0) (relu) in three lane operations instead of
+// MaxF32x8's nine. Go's max is -min(-x, -y), and its min is the smaller
+// of two ordered unequal operands and their bitwise or elsewhere; with
+// y = +0 that is x for x > 0, +0 for x < 0, and x with its sign bit
+// cleared for ±0 and NaN: |x| unless x <= 0 (ordered), where +0.
+func (l *simdLoop) maxZero(fn string, ops []*lowering.Instr, negate bool) (string, bool) {
+	if negate || fn != "maximum" || len(ops) != 2 {
+		return "", false
+	}
+	for i, c := range ops {
+		if c.Op != lowering.OpConst || c.DType != ir.F32 || math.Float32bits(float32(c.Imm.Float)) != 0 {
+			continue
+		}
+		x, zero := l.ref(ops[1-i]), l.ref(c)
+		l.sign = true
+		return fmt.Sprintf("%[2]s.Merge(rt.AbsF32x8(%[1]s, sign), %[1]s.LessEqual(%[2]s))", x, zero), true
+	}
+	return "", false
+}
+
 // write appends the loop's function and its scalar twin.
 func (l *simdLoop) write() {
 	g, out := l.g, l.g.simd
@@ -457,6 +528,9 @@ func (l *simdLoop) write() {
 		}
 	}
 	f.line("i := 0")
+	if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
+		l.unrolledBody(f)
+	}
 	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
 	f.WriteString(l.body.String())
 	f.line("}")
@@ -469,6 +543,57 @@ func (l *simdLoop) write() {
 	out.stubs.line("%s { return 0%s }", sig, ret)
 	out.stubs.line("")
 }
+
+// unrolledBody writes a loop's main part two steps at a time, the second
+// step on its own copy of every accumulator of a reduction (joined into
+// the first after it): one vector accumulator chains every step through
+// the add's latency (3-4 cycles for 8 elements, the bound of a sum over a
+// row), two chains halve that; a long pointwise body likewise gets two
+// independent chains. A sum so adds in another order again (as
+// the lanes already do); max and min keep their values.
+func (l *simdLoop) unrolledBody(f *code) {
+	body := l.body.String()
+	rename := map[string]bool{}
+	for _, a := range l.vaccs {
+		rename[a.name] = true
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if m := definedRe.FindStringSubmatch(line); m != nil {
+			rename[m[1]] = true
+		}
+	}
+	second := identRe.ReplaceAllStringFunc(body, func(id string) string {
+		if rename[id] {
+			return id + "B"
+		}
+		return id
+	})
+	second = strings.ReplaceAll(second, "[i : i+8]", "[i+8 : i+16]")
+	for _, a := range l.vaccs {
+		for _, h := range l.hoist {
+			if h.name == a.name {
+				f.line("%s", strings.Replace(h.stmt, a.name+" :=", a.name+"B :=", 1))
+			}
+		}
+	}
+	f.line("for ; i+16 <= len(%s); i += 16 {", l.contig[0])
+	f.WriteString(body)
+	f.WriteString(second)
+	f.line("}")
+	for _, a := range l.vaccs {
+		f.line("%s = %s.%s(%sB)", a.name, a.name, a.join, a.name)
+	}
+}
+
+// unrollLines: a pointwise loop body this long (exp, tanh written out)
+// is one long chain of dependent operations; two steps an iteration give
+// the core two independent chains to overlap.
+const unrollLines = 16
+
+var (
+	definedRe = regexp.MustCompile(`^\s*(\w+) :=`)
+	identRe   = regexp.MustCompile(`\b[A-Za-z_]\w*\b`)
+)
 
 // files renders the GOEXPERIMENT=simd file and its twin for package
 // pkg; nil when no loop went on lanes.

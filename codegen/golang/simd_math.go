@@ -32,15 +32,15 @@ func (l *simdLoop) expLanes(dst, x string) {
 	b.line("%sx := %s", p, x)
 	b.line("%[1]sx = %[2]s.Merge(%[1]sx, %[1]sx.Less(%[2]s))", p, lo)
 	b.line("%[1]sx = %[2]s.Merge(%[1]sx, %[1]sx.Greater(%[2]s))", p, hi)
-	b.line("%[1]sn := %[1]sx.Mul(%[2]s).Add(%[3]s).Sub(%[3]s)", p, k("ExpLog2e"), k("ExpMagic"))
-	b.line("%sr := %sx.Sub(%sn.Mul(%s))", p, p, p, k("ExpC1"))
-	b.line("%sr = %sr.Sub(%sn.Mul(%s))", p, p, p, k("ExpC2"))
+	b.line("%[1]sn := %[1]sx.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, k("ExpLog2e"), k("ExpMagic"))
+	b.line("%sr := %sn.MulAdd(%s, %sx)", p, p, l.lanesConst("NegExpC1", "-rt.ExpC1"), p)
+	b.line("%sr = %sn.MulAdd(%s, %sr)", p, p, l.lanesConst("NegExpC2", "-rt.ExpC2"), p)
 	b.line("%sz := %sr.Mul(%sr)", p, p, p)
-	b.line("%sy := %s.Mul(%sr).Add(%s)", p, k("ExpP0"), p, k("ExpP1"))
+	b.line("%sy := %s.MulAdd(%sr, %s)", p, k("ExpP0"), p, k("ExpP1"))
 	for _, c := range []string{"ExpP2", "ExpP3", "ExpP4", "ExpP5"} {
-		b.line("%sy = %sy.Mul(%sr).Add(%s)", p, p, p, k(c))
+		b.line("%sy = %sy.MulAdd(%sr, %s)", p, p, p, k(c))
 	}
-	b.line("%sy = %sy.Mul(%sz).Add(%sr).Add(%s)", p, p, p, p, l.lanesConst("One", "1"))
+	b.line("%sy = %sy.MulAdd(%sz, %sr).Add(%s)", p, p, p, p, l.lanesConst("One", "1"))
 	b.line("%sk := %sn.ConvertToInt32()", p, p)
 	b.line("%sk1 := %sk.ShiftAllRight(1)", p, p)
 	b.line("%s := %sy.Mul(%sk1.Add(kBias).ShiftAllLeft(23).AsFloat32x8()).Mul(%sk.Sub(%sk1).Add(kBias).ShiftAllLeft(23).AsFloat32x8())",
@@ -60,9 +60,9 @@ func (l *simdLoop) tanhLanes(dst, x string) {
 	b.line("%[1]sbig := %[2]s.Sub(%[3]s.Div(%[1]se.Add(%[2]s))).AsUint32x8().Or(%[4]s.AsUint32x8().And(sign)).AsFloat32x8()",
 		p, one, l.lanesConst("Two", "2"), x)
 	b.line("%sz := %s.Mul(%s)", p, x, x)
-	b.line("%sp := %s.Mul(%sz).Add(%s)", p, k("TanhP0"), p, k("TanhP1"))
+	b.line("%sp := %s.MulAdd(%sz, %s)", p, k("TanhP0"), p, k("TanhP1"))
 	for _, c := range []string{"TanhP2", "TanhP3", "TanhP4"} {
-		b.line("%sp = %sp.Mul(%sz).Add(%s)", p, p, p, k(c))
+		b.line("%sp = %sp.MulAdd(%sz, %s)", p, p, p, k(c))
 	}
-	b.line("%[1]s := %[2]sbig.Merge(%[2]sp.Mul(%[2]sz).Mul(%[3]s).Add(%[3]s), %[2]sa.Greater(%[4]s))", dst, p, x, k("TanhSmall"))
+	b.line("%[1]s := %[2]sbig.Merge(%[2]sp.Mul(%[2]sz).MulAdd(%[3]s, %[3]s), %[2]sa.Greater(%[4]s))", dst, p, x, k("TanhSmall"))
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/interp"
@@ -12,31 +14,60 @@ import (
 type judgement struct {
 	tol interp.Tolerance
 	why string // the figures tools/e2e_judge printed
+	// rms bounds RMS(go - interp) / RMS(interp) per output, where the
+	// elements differ past tol (cancellation: a sum of large terms that is
+	// near zero carries their rounding). same() accepts a result whose
+	// RMSE against float64 is within mult x eager's (2, or 3 for half
+	// types); both interp and go passing it puts RMS(go - interp) within
+	// 2 x mult x eager's RMSE. The bound is that, with eager's RMSE
+	// relative to RMS(float64) as tools/e2e_judge printed it.
+	rms map[int]float64
+	// rmsIn is the same for inputs the graph mutates, by name.
+	rmsIn map[string]float64
 }
 
 // judged are the corpus graphs PyTorch was asked about with
-// tools/e2e_judge/judge.py: eager PyTorch ran the graph on the same inputs
-// in its dtypes and in float64, and torch._dynamo.utils.same (Inductor's
-// own accuracy check: allclose at tol 1e-4, else RMSE against float64
-// within 2x eager's own, 3x for half types) accepted interp and the
-// generated Go alike. They compare here at that check's first tolerance
-// (or the one named), never looser; a larger difference is a MISMATCH.
+// tools/e2e_judge/judge.py: eager PyTorch ran the graph on the judge's
+// inputs (randn, seed 0; not this test's) in its dtypes and in float64,
+// and torch._dynamo.utils.same (Inductor's own accuracy check: allclose
+// at tol 1e-4, else RMSE against float64 within 2x eager's own, 3x for
+// half types) accepted interp and the generated Go alike. They compare
+// here as same() does: elementwise at that check's first tolerance (or
+// the one named), else by RMS within the bound both passing implies
+// (judgement.rms); past it, a MISMATCH.
 var judged = map[string]judgement{
 	"corpus/007_mlp_addmm_relu.fx.txt": {interp.Tolerance{RTol: 1e-4, ATol: 1e-4},
-		"10 f32 layers of 2048x2048 addmm+relu reach 1.7e15; summation order alone moves the result by " +
-			"1.7e-6 relative (max |interp-go| 2.75e9): RMSE against float64 is eager 4.7e8, interp 4.1e7, " +
-			"go 8.7e8, and same() accepts both (torch 2.15.0)"},
+		"10 f32 layers of 2048x2048 addmm+relu reach 1.7e15; near-zero sums of such terms differ past 1e-4 " +
+			"elementwise. RMSE against float64: eager 4.68e8, interp 4.06e7, go 3.45e8 (go was 9.41e8 before rt's " +
+			"GEMM summed blocks of k from zero, which same() rejected), same() accepts both (torch 2.15.0)",
+		map[int]float64{0: 3.84e-06}, nil},
 	"corpus/013_dcgan_train_fwd_batchnorm_amp.fx.txt": {interp.DefaultTolerance(ir.BF16),
-		"AMP: the convolutions run in bf16 and the f32 outputs carry bf16 rounding; max |interp-go| 0.0103 " +
-			"on values up to 112 (out21), while RMSE against float64 is 0.0646 for eager, interp and go alike " +
-			"(out22 0.0546, out23 0.107 likewise), and same() accepts both on every f32 output (torch 2.15.0); " +
-			"compared at assert_close's bf16 tolerance"},
+		"AMP: the convolutions run in bf16 and the f32 outputs carry bf16 rounding; bf16 convolution outputs " +
+			"differ by a few bf16 units where a sum of large terms is small (out8: 17 of 1M elements past bf16's " +
+			"rtol; out18, the bf16 copy of a leaky relu after batch norm, 1.4%), while RMSE against float64 is the same for eager, interp and go (out8 0.572, out21 0.0646) " +
+			"and same() accepts both on every floating output, bf16 included, and on the running statistics it " +
+			"updates in place (primals_17: RMSE 0.00646 eager, 0.00647 interp and go; torch 2.15.0)",
+		map[int]float64{0: 0.00408, 4: 0.0101, 5: 0.00996, 6: 0.0174, 7: 0.00997, 8: 0.0228, 9: 0.000713,
+			10: 0.0202, 11: 0.00998, 12: 0.0252, 13: 0.000877, 14: 0.0255, 15: 0.00997, 16: 0.0299, 17: 0.00159,
+			18: 0.03, 19: 0.00982, 20: 0.00408, 21: 0.00698, 22: 0.00712, 23: 0.00724},
+		map[string]float64{"primals_5": 0.00705, "primals_6": 0.00143, "primals_11": 0.00681, "primals_12": 0.00179,
+			"primals_17": 0.00689, "primals_18": 0.00325}},
+
+	"corpus/041_depyf_joint_graph_plbart_ce_loss.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"f32 products of K=768 and 1024 (logits, and the weight's and input's gradients) differ between " +
+			"interp (float64 sums) and go (float32 FMA blocks) past float32's rtol where an element is small " +
+			"beside its terms (1.3% of the logits). RMSE against float64: logits eager 7.01e-6, interp 9.92e-7, " +
+			"go 8.04e-6; weight gradient 7.96e-6, 8.11e-7, 9.27e-6; input gradient 8.57e-5, 5.67e-6, 8.57e-5; " +
+			"same() accepts interp and go on every output (torch 2.15.0)",
+		map[int]float64{0: 1.99e-08, 1: 1.01e-06, 2: 9.95e-07, 4: 1.53e-06}, nil},
 	"corpus/042_blenderbot_layer_fwd_ln_attn_softmax_gelu.fx.txt": {interp.DefaultTolerance(ir.BF16),
-		"AMP: the linears run in bf16 and the f32 outputs carry bf16 rounding; issue 13 saw interp and go " +
-			"differ by at most 0.575 on 1216.575 (4.7e-4 relative, 17.7% of elements); the generated Go, judged " +
-			"against eager with kiln's dropout streams, passes same() on every f32 output (out0 RMSE against " +
-			"float64: eager 372, go 374; out11: 4.77 and 4.87). interp was not judged on this graph (hours on " +
-			"a 2-core machine); compared at assert_close's bf16 tolerance"},
+		"AMP: the linears run in bf16 and the f32 outputs carry bf16 rounding; out0 holds sums whose terms " +
+			"reach 3.6e4, so a near-zero element differs by 32 (one bf16 unit of a term) between interp and go. " +
+			"RMSE against float64: out0 eager 372, interp 373, go 374; out11 4.77, 4.77, 4.87; same() accepts " +
+			"interp and go on every floating output, bf16 included (torch 2.15.0, kiln's dropout streams)",
+		map[int]float64{0: 0.244, 4: 1.03e-07, 5: 1.68e-07, 6: 0.00995, 7: 0.725, 8: 0.514, 9: 0.516,
+			11: 0.148, 12: 0.00114, 13: 0.284, 14: 0.284, 15: 0.28, 17: 0.00997, 18: 0.00997, 19: 0.00998,
+			20: 0.0172, 21: 0.0199, 22: 0.02, 23: 0.00997, 24: 0.00997, 25: 0.00997}, nil},
 }
 
 func judgementOf(name string) (judgement, bool) {
@@ -52,4 +83,45 @@ func tolerance(name string, dt ir.DType) interp.Tolerance {
 		return interp.Tolerance{RTol: max(def.RTol, j.tol.RTol), ATol: max(def.ATol, j.tol.ATol)}
 	}
 	return def
+}
+
+// withinJudgedRMS reports whether output i of a judged graph is within
+// its RMS bound, and the figures.
+func withinJudgedRMS(name string, i int, want, got *interp.Tensor) (bool, string) {
+	j, ok := judgementOf(name)
+	bound, has := j.rms[i]
+	if !ok || !has {
+		return false, ""
+	}
+	return withinRMS(bound, want, got)
+}
+
+// withinJudgedRMSIn is withinJudgedRMS for a mutated input.
+func withinJudgedRMSIn(name, input string, want, got *interp.Tensor) (bool, string) {
+	j, ok := judgementOf(name)
+	bound, has := j.rmsIn[input]
+	if !ok || !has {
+		return false, ""
+	}
+	return withinRMS(bound, want, got)
+}
+
+func withinRMS(bound float64, want, got *interp.Tensor) (bool, string) {
+	if !want.DType.IsFloat() {
+		return false, ""
+	}
+	w, g := want.Floats(), got.Floats()
+	var diff, ref float64
+	for k := range w {
+		if math.IsNaN(w[k]) && math.IsNaN(g[k]) || math.IsInf(w[k], 0) && w[k] == g[k] {
+			continue
+		}
+		diff += (g[k] - w[k]) * (g[k] - w[k])
+		ref += w[k] * w[k]
+	}
+	if ref == 0 {
+		return false, ""
+	}
+	rel := math.Sqrt(diff / ref)
+	return rel <= bound, fmt.Sprintf("RMS(go-interp)/RMS(interp) %.3g <= %.3g", rel, bound)
 }

@@ -42,3 +42,21 @@ def test_runnable_moves_to_cpu_and_computes_in_float64():
     import torch
     (out,) = judge.runnable(src, f64=True)(torch.zeros(2, dtype=torch.float64))
     assert out.dtype == torch.float64 and out.tolist() == [1.5, 1.5]
+
+
+def test_flat_signature_runs_an_aot_joint_graph():
+    # corpus 041's form: parameters declared on a line, unpacked by
+    # tree_flatten_spec, a list returned through tree_unflatten
+    src = (
+        "from __future__ import annotations\n\n\n\n"
+        "def forward(self, primals, tangents):\n"
+        '    primals_1: "f32[2, 3]"; tangents_1: "f32[2, 3]"; \n\n'
+        "    primals_1, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)\n"
+        '    mul: "f32[2, 3]" = torch.ops.aten.mul.Tensor(primals_1, tangents_1)\n'
+        "    return pytree.tree_unflatten([mul, None], self._out_spec)\n"
+    )
+    assert judge.inputs_of(src) == [("primals_1", "f32", [2, 3], None), ("tangents_1", "f32", [2, 3], None)]
+    import torch
+    a, b = torch.ones(2, 3), torch.full((2, 3), 2.0)
+    out = judge.runnable(src)(a, b)
+    assert isinstance(out, tuple) and out[1] is None and torch.equal(out[0], a * b)

@@ -1,0 +1,324 @@
+package golang
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// Values a reduction kernel computes twice. Softmax's second stage sums
+// exp(x - max) over a row, its third stage divides exp(x - max) by that
+// sum: fusion keeps each stage a function of the kernel's inputs, so the
+// exp is computed twice per element. Inductor's C++ stores the first
+// stage's values in a row-sized local buffer and reads them back in the
+// last loop. stashRecomputed does the same on a copy of the kernel: an
+// expensive value (one with a transcendental or a division in it) that a
+// later stage computes again, from the same loads at the same indices,
+// over the same reduction ranges, is stored by the earlier stage into a
+// scratch buffer indexed by the flat reduction index and loaded by the
+// later one; the loads and arithmetic only it used go away. The value is
+// the same bits either way, so results do not change.
+
+// cheapFns are computed again rather than stashed: a store and a load
+// cost as much.
+var cheapFns = map[string]bool{
+	"add": true, "sub": true, "mul": true, "neg": true, "abs": true, "maximum": true, "minimum": true,
+	"where": true, "eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"logical_and": true, "logical_or": true, "logical_not": true, "bitwise_and": true, "bitwise_or": true,
+	"bitwise_xor": true, "bitwise_not": true,
+}
+
+// scratchBase numbers scratch buffers apart from the program's.
+const scratchBase = 1 << 30
+
+// stashRecomputed returns k with recomputed values stashed (a copy; k is
+// not changed) and the scratch buffers it introduced, each with the
+// stage whose reduction ranges size it; k itself when nothing is.
+func stashRecomputed(k *lowering.Kernel) (*lowering.Kernel, map[*lowering.Buffer]*lowering.Stage) {
+	if len(k.Stages) < 2 || k.Extern != nil {
+		return k, nil
+	}
+	written := map[*lowering.Buffer]bool{}
+	maxID := 0
+	for _, s := range k.Stages {
+		for _, in := range s.Body {
+			maxID = max(maxID, in.ID)
+			if in.Op == lowering.OpStore {
+				written[in.Access.Buffer] = true
+			}
+		}
+	}
+	type found struct {
+		src    *lowering.Instr // in the earlier stage
+		js, ks int             // stage indexes
+		later  *lowering.Instr // the recomputation
+	}
+	var plan []found
+	taken := map[*lowering.Instr]bool{}
+	for ks := 1; ks < len(k.Stages); ks++ {
+		st := k.Stages[ks]
+		if len(st.Reduce) == 0 {
+			continue
+		}
+		for js := 0; js < ks; js++ {
+			if !sameSizes(k.Stages[js].Reduce, st.Reduce) {
+				continue
+			}
+			earlier := map[string]*lowering.Instr{}
+			for in, key := range valueKeys(k.Stages[js], written) {
+				if prev := earlier[key]; prev == nil || in.ID < prev.ID {
+					earlier[key] = in
+				}
+			}
+			keys := valueKeys(st, written)
+			matched := func(x *lowering.Instr) bool {
+				kx, ok := keys[x]
+				return ok && earlier[kx] != nil
+			}
+			inStage := map[*lowering.Instr]bool{}
+			for _, in := range st.Body {
+				inStage[in] = true
+			}
+			for _, in := range st.Body {
+				key, ok := keys[in]
+				if !ok || taken[in] || !expensive(in, inStage) {
+					continue
+				}
+				src := earlier[key]
+				if src == nil || !frontier(in, st, matched) || stashDType(in.DType) == "" {
+					continue
+				}
+				taken[in] = true
+				plan = append(plan, found{src, js, ks, in})
+			}
+		}
+	}
+	if len(plan) == 0 {
+		return k, nil
+	}
+	// Copy the stages (instructions too: later stages' operands point to
+	// the copies) and rewrite the copies.
+	cp := *k
+	cp.Stages = make([]*lowering.Stage, len(k.Stages))
+	remap := map[*lowering.Instr]*lowering.Instr{}
+	for i, s := range k.Stages {
+		ns := &lowering.Stage{Reduce: s.Reduce, Body: make([]*lowering.Instr, len(s.Body))}
+		for j, in := range s.Body {
+			c := *in
+			ns.Body[j] = &c
+			remap[in] = &c
+		}
+		cp.Stages[i] = ns
+	}
+	for _, s := range cp.Stages {
+		for _, in := range s.Body {
+			in.Args = remapAll(in.Args, remap)
+			if in.Access != nil && len(in.Access.Indirect) > 0 {
+				a := *in.Access
+				a.Indirect = remapAll(a.Indirect, remap)
+				in.Access = &a
+			}
+		}
+	}
+	scratch := map[*lowering.Buffer]*lowering.Stage{}
+	for n, f := range plan {
+		st := cp.Stages[f.ks]
+		buf := &lowering.Buffer{ID: scratchBase + n, Name: fmt.Sprintf("stash%d", n), DType: f.later.DType,
+			Size: product(st.Reduce)}
+		scratch[buf] = st
+		acc := &lowering.Access{Buffer: buf, DType: f.later.DType, Index: flatReduceIndex(st.Reduce)}
+		maxID++
+		store := &lowering.Instr{ID: maxID, Op: lowering.OpStore, DType: f.later.DType,
+			Args: []*lowering.Instr{remap[f.src]}, Access: acc}
+		js := cp.Stages[f.js]
+		js.Body = append(js.Body, store)
+		later := remap[f.later]
+		*later = lowering.Instr{ID: later.ID, Op: lowering.OpLoad, DType: later.DType, Access: acc}
+	}
+	dropDead(cp.Stages)
+	return &cp, scratch
+}
+
+func remapAll(xs []*lowering.Instr, remap map[*lowering.Instr]*lowering.Instr) []*lowering.Instr {
+	out := make([]*lowering.Instr, len(xs))
+	for i, x := range xs {
+		if r := remap[x]; r != nil {
+			out[i] = r
+		} else {
+			out[i] = x
+		}
+	}
+	return out
+}
+
+func sameSizes(a, b []sym.Expr) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if a[i].Code() != b[i].Code() {
+			return false
+		}
+	}
+	return true
+}
+
+// flatReduceIndex is r0·size1·… + … + r(n-1), row-major.
+func flatReduceIndex(sizes []sym.Expr) sym.Expr {
+	flat := sym.Const(0)
+	for i, size := range sizes {
+		flat = sym.Add(sym.Mul(flat, size), sym.Symbol(lowering.ReduceVar(i)))
+	}
+	return flat
+}
+
+// stashDType is the view function for a stashed value's dtype; "" for
+// dtypes not stashed.
+func stashDType(dt ir.DType) string {
+	switch dt {
+	case ir.F32:
+		return "rt.F32s"
+	case ir.F64:
+		return "rt.F64s"
+	}
+	return ""
+}
+
+// keyed gives values their keys.
+type keyed map[*lowering.Instr]string
+
+// valueKeys gives each pure in-loop value of stage s a key that equals
+// another stage's key exactly when both compute the same value for the
+// same reduction index: loads of buffers the kernel never writes, at the
+// same index expression; constants; index values; functions of keyed
+// values; and values from before the loop by identity.
+func valueKeys(s *lowering.Stage, written map[*lowering.Buffer]bool) keyed {
+	keys := keyed{}
+	inStage := map[*lowering.Instr]bool{}
+	for _, in := range s.Body {
+		inStage[in] = true
+	}
+	arg := func(a *lowering.Instr) (string, bool) {
+		if a == nil {
+			return "", false
+		}
+		if !inStage[a] {
+			return fmt.Sprintf("X%p", a), true
+		}
+		k, ok := keys[a]
+		return k, ok
+	}
+	for _, in := range s.Body {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d/%s", in.Op, in.DType.Abbr())
+		switch in.Op {
+		case lowering.OpLoad:
+			a := in.Access
+			if written[a.Buffer] || len(a.Indirect) > 0 || indirect(a.Index) {
+				continue
+			}
+			fmt.Fprintf(&b, "/b%d/%s/%s", a.Buffer.ID, a.DType.Abbr(), a.Index.Code())
+		case lowering.OpConst:
+			fmt.Fprintf(&b, "/%d/%x/%t", in.Imm.Int, math.Float64bits(in.Imm.Float), in.Imm.Bool)
+		case lowering.OpIndex:
+			b.WriteString("/" + in.Expr.Code())
+		case lowering.OpCall, lowering.OpCast, lowering.OpBitcast:
+			if _, random := lowering.RandFns[in.Fn]; in.Op == lowering.OpCall && random {
+				continue
+			}
+			b.WriteString("/" + in.Fn)
+			ok := true
+			for _, a := range in.Args {
+				k, good := arg(a)
+				ok = ok && good
+				b.WriteString("(" + k + ")")
+			}
+			if !ok {
+				continue
+			}
+		default:
+			continue
+		}
+		keys[in] = b.String()
+	}
+	return keys
+}
+
+// expensive reports a value whose computation in its stage includes a
+// function that is not cheap arithmetic.
+func expensive(in *lowering.Instr, inStage map[*lowering.Instr]bool) bool {
+	seen := map[*lowering.Instr]bool{}
+	var walk func(x *lowering.Instr) bool
+	walk = func(x *lowering.Instr) bool {
+		if x == nil || !inStage[x] || seen[x] {
+			return false
+		}
+		seen[x] = true
+		if x.Op == lowering.OpCall && !cheapFns[x.Fn] {
+			return true
+		}
+		for _, a := range x.Args {
+			if walk(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(in)
+}
+
+// frontier reports a value with a user in s that the earlier stage does
+// not compute (a store, a reduction, a value that also reads something
+// else): the largest shared values, whose operands need not be stashed.
+func frontier(in *lowering.Instr, s *lowering.Stage, matched func(*lowering.Instr) bool) bool {
+	for _, x := range s.Body {
+		for _, a := range x.Args {
+			if a == in && !matched(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropDead removes pure values nothing uses any more, in any stage (an
+// outer-level stage's values serve later stages).
+func dropDead(stages []*lowering.Stage) {
+	for {
+		used := map[*lowering.Instr]bool{}
+		for _, s := range stages {
+			for _, in := range s.Body {
+				for _, a := range in.Args {
+					used[a] = true
+				}
+				if in.Access != nil {
+					for _, a := range in.Access.Indirect {
+						used[a] = true
+					}
+				}
+			}
+		}
+		dropped := false
+		for _, s := range stages {
+			out := s.Body[:0:0]
+			for _, in := range s.Body {
+				_, random := lowering.RandFns[in.Fn]
+				pure := in.Op == lowering.OpLoad || in.Op == lowering.OpConst || in.Op == lowering.OpIndex ||
+					in.Op == lowering.OpCast || in.Op == lowering.OpBitcast || (in.Op == lowering.OpCall && !random)
+				if pure && !used[in] {
+					dropped = true
+					continue
+				}
+				out = append(out, in)
+			}
+			s.Body = out
+		}
+		if !dropped {
+			return
+		}
+	}
+}
