@@ -11,18 +11,19 @@ import (
 //
 // Go's GC lets the heap grow to twice the live heap before it collects,
 // and the process holds more than that while freed pages wait for the
-// scavenger: a compile whose live heap peaks at 520 MB (a 155k-node graph
-// with every dump) reached 1.3 GB of RSS. A soft memory limit collects
-// (and returns pages) earlier, but a fixed one makes the GC thrash once
-// the live heap nears it: a graph of mutations with 722 MB live took 41%
-// more CPU under a 1 GiB limit. So the limit follows the live heap: after
-// every GC it is set to max(minMemoryLimit, liveHeapHeadroom × live),
-// which is the default GC up to minMemoryLimit/2 live, a GC that keeps the
-// heap within 1 GiB up to minMemoryLimit/liveHeapHeadroom live, and
-// GOGC=60 past that (the limit never comes closer to the live heap).
+// scavenger: a graph of mutations with 722 MB live reached 1.77 GB of RSS,
+// a 903k-node `kiln opt` with 1.1 GB live 1.9-2.35 GB. A soft memory limit
+// collects (and returns pages) earlier, but one close to the live heap
+// makes the GC thrash: under a fixed 1 GiB, the mutations graph took 41%
+// more CPU, and a 155k-node compile (about 550 MB live, the rest of its
+// 1 GiB taken by pages not yet returned) ran 10.5 s one time and 16.8 s
+// the next. So the limit follows the live heap: after every GC it is set
+// to max(minMemoryLimit, liveHeapHeadroom × live). Below minMemoryLimit
+// it never binds where the default GC would not come close; past it, it
+// is a GOGC of 70 that also returns pages.
 const (
-	minMemoryLimit   = 1 << 30
-	liveHeapHeadroom = 1.6
+	minMemoryLimit   = 5 << 28 // 1.25 GiB
+	liveHeapHeadroom = 1.7
 )
 
 // limitMemory is set by main: the limit is a policy of the kiln process,

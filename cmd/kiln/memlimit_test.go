@@ -6,19 +6,19 @@ import (
 	"time"
 )
 
-// The soft limit is 1 GiB until the live heap passes 640 MiB, then 1.6 times
-// the live heap: never so close to it that the GC thrashes (a 1M-node
-// graph's 1.1 GB live heap gets 1.8 GB).
+// The soft limit is 1.25 GiB until the live heap passes about 750 MiB,
+// then 1.7 times the live heap: never so close to it that the GC thrashes
+// (a 903k-node graph's 1.1 GB live heap gets 2.0 GB).
 func TestMemoryLimitFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int64
 	}{
-		{0, 1 << 30},
-		{520 << 20, 1 << 30},
-		{640 << 20, 1 << 30},
-		{1000 << 20, 1600 << 20},
-		{1141 << 20, 1914280345}, // 1.6 × 1,196,425,216
+		{0, 5 << 28},
+		{520 << 20, 5 << 28},
+		{750 << 20, 5 << 28},
+		{1000 << 20, 1782579200}, // 1.7 × 1000 MiB
+		{1141 << 20, 2033922867}, // 1.7 × 1,196,425,216
 	} {
 		if got := memoryLimitFor(c.live); got != c.want {
 			t.Errorf("memoryLimitFor(%d) = %d, want %d", c.live, got, c.want)

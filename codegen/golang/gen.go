@@ -85,16 +85,32 @@ func generate(p *lowering.Program, pkg, rtImport string, simd *simdOut) ([]byte,
 	if err := emitRun(run, p); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", p.Name, err)
 	}
-	chunks := []string{run.String()}
-	for _, k := range p.Kernels {
+	chunks := make([]string, 1+len(p.Kernels))
+	chunks[0] = run.String()
+	errs := make([]error, len(p.Kernels))
+	emit := func(i int) {
+		k := p.Kernels[i]
 		body := &code{}
 		stashed, scratch := stashRecomputed(k)
 		g := &kernelGen{c: body, prog: p, k: stashed, orig: k, scratch: scratch, uses: countUses(stashed), simd: simd}
 		g.simplify()
-		if err := g.emit(); err != nil {
+		errs[i] = g.emit()
+		chunks[1+i] = body.String()
+	}
+	if simd == nil {
+		// Kernels are emitted on every core: each reads only its kernel
+		// (stashRecomputed rewrites a copy) and the program. SIMD loops
+		// are numbered in program order, so those kernels go one by one.
+		parallel(len(p.Kernels), emit)
+	} else {
+		for i := range p.Kernels {
+			emit(i)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
 			return nil, fmt.Errorf("generate %s: %w", p.Name, err)
 		}
-		chunks = append(chunks, body.String())
 	}
 	var helpers strings.Builder
 	if slices.ContainsFunc(chunks, func(c string) bool { return strings.Contains(c, "floordiv(") }) {
