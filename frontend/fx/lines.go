@@ -106,18 +106,9 @@ func scanLine(s string) (depth, comment, assign int) {
 				if assign >= 0 || depth != 0 {
 					continue
 				}
-				i := off + j
-				prev, next := byte(0), byte(0)
-				if i > 0 {
-					prev = s[i-1]
+				if i := off + j; isAssignAt(s, i) {
+					assign = i
 				}
-				if i+1 < len(s) {
-					next = s[i+1]
-				}
-				if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
-					continue
-				}
-				assign = i
 			}
 		}
 		return true

@@ -35,6 +35,19 @@ func splitTopInto(out []span, s string, sep byte) []span {
 	return append(out, span{s[start:], start})
 }
 
+// isAssignAt says whether the '=' at s[i] assigns: not part of ==, <=,
+// >= or !=.
+func isAssignAt(s string, i int) bool {
+	prev, next := byte(0), byte(0)
+	if i > 0 {
+		prev = s[i-1]
+	}
+	if i+1 < len(s) {
+		next = s[i+1]
+	}
+	return next != '=' && prev != '=' && prev != '<' && prev != '>' && prev != '!'
+}
+
 // findAssign returns the offset of the first top-level '=' that is an
 // assignment (not part of ==, <=, >=, !=), or -1.
 func findAssign(s string) int {
@@ -52,19 +65,10 @@ func findAssign(s string) int {
 			case c == '#' && depth == 0:
 				return false
 			case c == '=' && depth == 0:
-				i := off + j
-				prev, next := byte(0), byte(0)
-				if i > 0 {
-					prev = s[i-1]
+				if i := off + j; isAssignAt(s, i) {
+					found = i
+					return false
 				}
-				if i+1 < len(s) {
-					next = s[i+1]
-				}
-				if next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' {
-					continue
-				}
-				found = i
-				return false
 			}
 		}
 		return true
