@@ -394,17 +394,20 @@ func plan(_ *passes.Unit, lp *loopProg) (bool, error) {
 }
 
 func emitGo(u *passes.Unit, lp *loopProg) (bool, error) {
-	src, err := golang.Generate(lp.Program, u.Name)
-	if err != nil {
-		return false, err
-	}
 	sp := lp.code["go"]
 	if sp == nil {
+		src, err := golang.Generate(lp.Program, u.Name)
 		u.SetCode("go", string(src))
-		return false, nil
+		return false, err
 	}
-	sp.kernels = reportKernels(lp.Program, src)
-	if _, err := sp.Write(src); err != nil {
+	sp.kernels = reportKernels(lp.Program, nil)
+	err := golang.GenerateTo(sp, lp.Program, u.Name, func(i int, src string) {
+		if i < report.MaxKernels { // the report shows these kernels' code
+			name := lp.Kernels[i].Name
+			sp.kernels[i].Code = goFuncs([]byte("\n"+src), map[string]bool{name: true})[name]
+		}
+	})
+	if err != nil {
 		return false, err
 	}
 	text, err := sp.close()
