@@ -110,7 +110,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 			if lp, ok := u.Prog.(*loopProg); ok && lp.code == nil { // the code generators stream into their dumps
 				lp.code = run.dumps.spills(u.Name)
 			}
-			run.dumps.backendColumn(rec, u, pr)
+			run.dumps.backendColumn(rec, u, pr, nextEmits(pipe, s))
 			return nil
 		}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
@@ -210,6 +210,18 @@ func backendColumn(rec *report.Recorder, name string, pr passes.PassResult) repo
 		c.NewForm = true
 	}
 	return c
+}
+
+// nextEmits says whether the step after s in pipe is a code generator,
+// whose report column is in another language (it never compares lines
+// with s's).
+func nextEmits(pipe *passes.Pipeline, s passes.Step) bool {
+	for i, step := range pipe.Steps[:max(len(pipe.Steps)-1, 0)] {
+		if step.Info.Name == s.Info.Name {
+			return pipe.Steps[i+1].Info.Emits
+		}
+	}
+	return false
 }
 
 // backendFiles are the dumps of the back-end stages, after the program's name.

@@ -103,6 +103,9 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 		if step := batch[0]; step.Unit == nil && m.AfterPass != nil && m.Snapshot != nil {
 			before = m.Snapshot(u.Graph)
 		}
+		if m.onlyEmitsFrom(p, i, u) {
+			in = "" // no later step reads it (tens of MB while code is generated)
+		}
 		outs := m.runSteps(batch, ctx, u, in, hash)
 		for k, step := range batch {
 			pr, out := outs[k].pr, outs[k].out
@@ -143,6 +146,21 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 		i += len(batch)
 	}
 	return res, nil
+}
+
+// onlyEmitsFrom says whether steps i.. of p are code generators that
+// will not print the program again (TrustUnchanged): their text is the
+// code they emit, so none reads the program's text.
+func (m *Manager) onlyEmitsFrom(p *Pipeline, i int, u *Unit) bool {
+	if !m.TrustUnchanged || m.VerifyEach || u.Prog == nil {
+		return false
+	}
+	for _, step := range p.Steps[i:] {
+		if !step.Info.Emits || step.Unit == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // emitRun is how many steps from steps[0] run together: a run of code

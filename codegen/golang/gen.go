@@ -188,25 +188,34 @@ func writeHeader(w io.Writer, name, pkg, rtImport string, math bool) error {
 
 // fileWriter writes the file's chunks after its header, which imports
 // "math" when a chunk uses it: chunks wait until one does, or until the
-// end. Each chunk ends with the blank line that separates it from the
-// next; the file ends with one newline.
+// end, or until maxPending bytes wait; then math is imported anyway and
+// the file ends by using it (var _ = math.Abs) if no chunk did. Each
+// chunk ends with the blank line that separates it from the next; the
+// file ends with one newline.
 type fileWriter struct {
 	w        io.Writer
 	header   func(w io.Writer, math bool) error
 	started  bool
+	math     bool     // the header imports math
+	used     bool     // and a chunk uses it
 	pending  []string // chunks before the header is written
+	waiting  int      // their bytes
 	newlines int      // the last chunk's trailing newlines, not yet written
 	err      error
 
 	floordiv, pymod bool // the helpers some chunk calls
 }
 
+// maxPending bounds the bytes held before the header is written.
+const maxPending = 4 << 20
+
 func (fw *fileWriter) add(chunk string) {
 	fw.floordiv = fw.floordiv || strings.Contains(chunk, "floordiv(")
 	fw.pymod = fw.pymod || strings.Contains(chunk, "pymod(")
+	fw.used = fw.used || strings.Contains(chunk, "math.")
 	if !fw.started {
 		fw.pending = append(fw.pending, chunk)
-		if strings.Contains(chunk, "math.") {
+		if fw.waiting += len(chunk); fw.used || fw.waiting > maxPending {
 			fw.start(true)
 		}
 		return
@@ -215,7 +224,7 @@ func (fw *fileWriter) add(chunk string) {
 }
 
 func (fw *fileWriter) start(math bool) {
-	fw.started = true
+	fw.started, fw.math = true, math
 	fw.err = fw.header(fw.w, math)
 	for _, c := range fw.pending {
 		fw.write(c)
@@ -240,7 +249,10 @@ func (fw *fileWriter) write(chunk string) {
 
 func (fw *fileWriter) finish() error {
 	if !fw.started {
-		fw.start(false)
+		fw.start(fw.used)
+	}
+	if fw.math && !fw.used {
+		fw.write("var _ = math.Abs // imported before the kernels were all written\n")
 	}
 	if fw.err == nil {
 		_, fw.err = io.WriteString(fw.w, "\n")
