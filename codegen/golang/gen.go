@@ -86,7 +86,7 @@ func GeneratePackage(p *lowering.Program, pkg, rtImport string) ([]File, error) 
 // kernelWindow is how many kernels are emitted and formatted at a time:
 // enough to keep every core busy, few enough that their texts (four
 // copies while formatting) stay small.
-const kernelWindow = 512
+const kernelWindow = 128
 
 func generate(w io.Writer, p *lowering.Program, pkg, rtImport string, simd *simdOut, kernelCode func(int, string)) error {
 	if !token.IsIdentifier(pkg) {

@@ -38,7 +38,7 @@ type shapeRep struct{ raw, formatted string }
 // maxKeptShapes bounds the bytes of remembered shapes: a program whose
 // kernels all differ would otherwise keep its whole source twice. Past
 // it, new shapes are still formatted once per window, not remembered.
-const maxKeptShapes = 64 << 20
+const maxKeptShapes = 16 << 20
 
 func newFormatter() *formatter {
 	return &formatter{seed: maphash.MakeSeed(), shapes: map[uint64][]shapeRep{}}
