@@ -3,7 +3,7 @@ package passes
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -90,10 +90,10 @@ func (m *Manager) RunUnit(p *Pipeline, ctx *Context, u *Unit) (*Result, error) {
 	var hash uint64
 	switch {
 	case in != "":
-		hash = hashText(in)
+		hash = HashText(in)
 	case m.needsText(u):
 		in = u.Text()
-		hash = hashText(in)
+		hash = HashText(in)
 	case !m.skipsGraphHash(u):
 		hash = Hash(u.Graph)
 	}
@@ -265,7 +265,7 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn ui
 			pr.HashOut = Hash(u.Graph)
 		default:
 			out = u.Text()
-			pr.HashOut = hashText(out)
+			pr.HashOut = HashText(out)
 		}
 		if pr.HashOut == hashIn && out == in {
 			out = in // one copy of the text, shared by every stage that left it so
@@ -356,22 +356,18 @@ func firstLine(s string) string {
 
 // Hash fingerprints g's printed form, so the manager can tell whether a pass
 // changed the graph whatever the pass claims. The text streams through the
-// hash: it is never one string.
+// hash: it is never one string. It is maphash with one seed per process:
+// Hash(g) == HashText(g.String()), compared within a run, never stored.
 func Hash(g *ir.Graph) uint64 {
-	h := fnv.New64a()
-	_, _ = g.WriteTo(h)
+	var h maphash.Hash
+	h.SetSeed(textSeed)
+	_, _ = g.WriteTo(&h)
 	return h.Sum64()
 }
 
-// hashText is FNV-1a of text, as Hash computes it over the printed graph,
-// without copying text into a []byte (io.WriteString into fnv would: tens
-// of MB per stage on a large graph).
-func hashText(text string) uint64 {
-	const offset64, prime64 = 14695981039346656037, 1099511628211
-	h := uint64(offset64)
-	for i := 0; i < len(text); i++ {
-		h ^= uint64(text[i])
-		h *= prime64
-	}
-	return h
-}
+// HashText is Hash over a graph's text already printed. maphash reads 16
+// bytes at a time (FNV-1a, one byte per multiply, cost 0.26 s of CPU on
+// the critical path of a 100k-node compile).
+func HashText(text string) uint64 { return maphash.String(textSeed, text) }
+
+var textSeed = maphash.MakeSeed()
