@@ -87,7 +87,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		return nil, err
 	}
 	m := run.manager
-	m.KeepText, m.AfterPass, m.AfterStage, m.TrustUnchanged = true, nil, nil, true
+	m.KeepText, m.AfterPass, m.AfterStage, m.TrustUnchanged, m.Unread = true, nil, nil, true, nil
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
 		if d := checkStridedBounds(g); d != nil {
@@ -102,6 +102,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 			u.Printed = rec.Columns[len(rec.Columns)-1].Text
 		}
 		streamed := run.dumps != nil && rec != nil
+		m.Unread = unreadStage
 		m.AfterStage = func(s passes.Step, u *passes.Unit, pr *passes.PassResult) error {
 			run.Progress.Stage(s.Info.Name+" done", len(g.Nodes), "nodes")
 			if !streamed {
@@ -202,7 +203,7 @@ func (p *Program) AddColumns(rec *report.Recorder) {
 func backendColumn(rec *report.Recorder, name string, pr passes.PassResult) report.Column {
 	info, _ := passes.Lookup(pr.Pass)
 	c := report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text, Lines: pr.Lines, NewForm: info.Emits,
-		File: backendFiles[pr.Pass]}
+		File: backendFiles[pr.Pass], Unprinted: pr.Unprinted}
 	if c.File != "" {
 		c.File = name + c.File
 	}
@@ -210,6 +211,14 @@ func backendColumn(rec *report.Recorder, name string, pr passes.PassResult) repo
 		c.NewForm = true
 	}
 	return c
+}
+
+// unreadStage says whether no one reads what stage s printed: no file
+// holds it, and the program has more instructions (one line each) than
+// the report shows in a column (fuse's, on a large graph).
+func unreadStage(s passes.Step, u *passes.Unit) bool {
+	lp, ok := u.Prog.(*loopProg)
+	return ok && backendFiles[s.Info.Name] == "" && lp.Instrs() > report.MaxColumnLines
 }
 
 // nextEmits says whether the step after s in pipe is a code generator,

@@ -42,6 +42,12 @@ type Manager struct {
 	// fuse, a code generator) with the unit as it left it: the driver
 	// writes the stage's dump there and reports progress.
 	AfterStage func(step Step, u *Unit, res *PassResult) error
+	// Unread, when set, says that no one will read what a stage past the
+	// graph prints (its report column too long to show, no dump of it):
+	// a stage that reports a change is then not printed at all, and its
+	// hash stays 0 (not computed). Printing the loop program is ~0.4 s on
+	// a 100k-node graph. Ignored with VerifyEach or IR printing asked for.
+	Unread func(step Step, u *Unit) bool
 	// Snapshot copies a graph for AfterPass's "before"; nil disables it.
 	Snapshot func(*ir.Graph) *ir.Graph
 	// TrustUnchanged takes a stage that reports no change at its word: a
@@ -67,6 +73,9 @@ type PassResult struct {
 	// Lines counts Text's lines where the caller let Text go (a large
 	// stage no dump needs, kept only for its length).
 	Lines int
+	// Unprinted says the stage was not printed: no one would read it
+	// (Manager.Unread).
+	Unprinted bool
 }
 
 // Result is one pipeline run.
@@ -259,6 +268,8 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn ui
 		switch {
 		case m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil:
 			out, pr.HashOut = in, hashIn
+		case step.Unit != nil && pr.Changed && m.unread(step, u):
+			out, pr.HashOut, pr.Unprinted = "", 0, true
 		case step.Unit == nil && m.skipsGraphHash(u):
 			pr.HashOut = hashIn // 0: not computed
 		case !m.needsText(u):
@@ -306,6 +317,12 @@ func (m *Manager) dump(step Step, u *Unit, out string, pr PassResult) {
 	if m.shows(step.Info.Name, pr.Changed) {
 		m.Dump(step.Info.Name, pr.Changed, stepText(step, u, out))
 	}
+}
+
+// unread says whether step's printed program goes unread (Manager.Unread).
+func (m *Manager) unread(step Step, u *Unit) bool {
+	return m.Unread != nil && !m.VerifyEach && m.Print == PrintNever && !m.PrintAfter[step.Info.Name] &&
+		!step.Info.Emits && m.Unread(step, u)
 }
 
 func (m *Manager) shows(stage string, changed bool) bool {
