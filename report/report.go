@@ -24,6 +24,7 @@ import (
 const (
 	MaxColumnLines = 4000 // a longer column is named, not inlined
 	MaxKernels     = 300  // kernels shown with their code
+	MaxKernelLines = 60   // lines of a kernel's loop IR, and of its code, shown
 	MaxDiags       = 300  // errors and warnings listed; remarks likewise
 )
 
@@ -391,16 +392,36 @@ func (p *page) writeKernels() {
 			}
 		}
 		b.WriteString("</summary><h3>loop IR</h3><pre>")
-		esc(b, k.LoopIR)
+		writeCapped(b, k.LoopIR, "loop IR")
 		b.WriteString("</pre>")
 		if k.Code != "" {
 			b.WriteString("<h3>generated code</h3><pre>")
-			esc(b, k.Code)
+			writeCapped(b, k.Code, "code")
 			b.WriteString("</pre>")
 		}
 		b.WriteString("</details>\n")
 	}
 	b.WriteString("</div></section>\n")
+}
+
+// writeCapped writes text's first MaxKernelLines lines, escaped, and a note
+// for the rest: a kernel of hundreds of fused nodes has thousands of lines
+// (300 of them made a 17 MB page).
+func writeCapped(b *strings.Builder, text, what string) {
+	cut, lines := 0, 0
+	for cut < len(text) && lines < MaxKernelLines {
+		i := strings.IndexByte(text[cut:], '\n')
+		if i < 0 {
+			cut = len(text)
+			break
+		}
+		cut += i + 1
+		lines++
+	}
+	esc(b, text[:cut])
+	if rest := strings.Count(text[cut:], "\n"); cut < len(text) {
+		fmt.Fprintf(b, "… %d more lines: see the %s file\n", max(rest, 1), what)
+	}
 }
 
 func (p *page) writeDiags(diags []diag.Diagnostic) {

@@ -66,8 +66,12 @@ func TestReportStaysSmallForBigGraphs(t *testing.T) {
 		{Title: "fuse", Changed: true, Unprinted: true}}
 	require.False(t, rec.Columns[1].Inlined(), "a stage never printed is not inlined, however short its (empty) text")
 	for i := 0; i < 5*report.MaxKernels; i++ {
+		loopIR, code := strings.Repeat("x", 200), strings.Repeat("y", 400)
+		if i%10 == 0 { // a kernel of hundreds of fused nodes: thousands of lines
+			loopIR, code = strings.Repeat("tmp = load\n", 2000), strings.Repeat("tmp := v[i]\n", 4000)
+		}
 		rec.Kernels = append(rec.Kernels, report.Kernel{Name: fmt.Sprintf("kernel%d", i), Kind: "pointwise",
-			Nodes: []string{fmt.Sprintf("mul_%d", i)}, LoopIR: strings.Repeat("x", 200), Code: strings.Repeat("y", 400)})
+			Nodes: []string{fmt.Sprintf("mul_%d", i)}, LoopIR: loopIR, Code: code})
 	}
 	var diags []diag.Diagnostic
 	for i := 0; i < 10*report.MaxDiags; i++ {
@@ -81,6 +85,8 @@ func TestReportStaysSmallForBigGraphs(t *testing.T) {
 	assert.Contains(t, html, `12000 lines: too long to show here; see <a href="graph0.00-input.fx">graph0.00-input.fx</a>`)
 	assert.Contains(t, html, `<h2 title="fuse">fuse</h2><p class="note">not printed: more instructions than a column shows</p>`)
 	assert.Contains(t, html, "1200 more kernels: see the loop IR and code files")
+	assert.Contains(t, html, fmt.Sprintf("… %d more lines: see the loop IR file", 2000-report.MaxKernelLines))
+	assert.Contains(t, html, fmt.Sprintf("… %d more lines: see the code file", 4000-report.MaxKernelLines))
 	assert.Contains(t, html, "2700 more: see diagnostics.txt")
 	assert.NotContains(t, html, "mul_4000:")
 }
