@@ -128,3 +128,24 @@ func TestFMA32MatchesLanes(t *testing.T) {
 		}
 	}
 }
+
+// TestTranspose8x8: every element lands at its transposed place, for a
+// block inside a wider matrix (the stride is not 8).
+func TestTranspose8x8(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2")
+	}
+	for _, stride := range []int{8, 13, 1024} {
+		src := make([]float32, 7*stride+8)
+		for i := range src {
+			src[i] = float32(i) + 0.5
+		}
+		var dst [64]float32
+		Transpose8x8(src, stride, &dst)
+		for j := range 8 {
+			for k := range 8 {
+				require.Equal(t, src[j*stride+k], dst[8*k+j], "stride %d row %d column %d", stride, j, k)
+			}
+		}
+	}
+}
