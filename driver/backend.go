@@ -87,7 +87,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 		return nil, err
 	}
 	m := run.manager
-	m.KeepText, m.AfterPass, m.AfterStage, m.TrustUnchanged = true, nil, nil, true
+	m.KeepText, m.AfterPass, m.AfterStage, m.TrustUnchanged, m.Unread = true, nil, nil, true, nil
 	var out []*Program
 	for gi, g := range run.Module.Graphs {
 		if d := checkStridedBounds(g); d != nil {
@@ -102,6 +102,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 			u.Printed = rec.Columns[len(rec.Columns)-1].Text
 		}
 		streamed := run.dumps != nil && rec != nil
+		m.Unread = unreadStage
 		m.AfterStage = func(s passes.Step, u *passes.Unit, pr *passes.PassResult) error {
 			run.Progress.Stage(s.Info.Name+" done", len(g.Nodes), "nodes")
 			if !streamed {
@@ -110,7 +111,7 @@ func Backend(run *Run, opts BackendOptions) ([]*Program, error) {
 			if lp, ok := u.Prog.(*loopProg); ok && lp.code == nil { // the code generators stream into their dumps
 				lp.code = run.dumps.spills(u.Name)
 			}
-			run.dumps.backendColumn(rec, u, pr)
+			run.dumps.backendColumn(rec, u, pr, nextEmits(pipe, s))
 			return nil
 		}
 		ctx := passes.NewContext(passes.Config{}) // a graph's diagnostics stop its own back end only
@@ -202,7 +203,7 @@ func (p *Program) AddColumns(rec *report.Recorder) {
 func backendColumn(rec *report.Recorder, name string, pr passes.PassResult) report.Column {
 	info, _ := passes.Lookup(pr.Pass)
 	c := report.Column{Title: pr.Pass, Changed: pr.Changed || info.Emits, Text: pr.Text, Lines: pr.Lines, NewForm: info.Emits,
-		File: backendFiles[pr.Pass]}
+		File: backendFiles[pr.Pass], Unprinted: pr.Unprinted}
 	if c.File != "" {
 		c.File = name + c.File
 	}
@@ -210,6 +211,26 @@ func backendColumn(rec *report.Recorder, name string, pr passes.PassResult) repo
 		c.NewForm = true
 	}
 	return c
+}
+
+// unreadStage says whether no one reads what stage s printed: no file
+// holds it, and the program has more instructions (one line each) than
+// the report shows in a column (fuse's, on a large graph).
+func unreadStage(s passes.Step, u *passes.Unit) bool {
+	lp, ok := u.Prog.(*loopProg)
+	return ok && backendFiles[s.Info.Name] == "" && lp.Instrs() > report.MaxColumnLines
+}
+
+// nextEmits says whether the step after s in pipe is a code generator,
+// whose report column is in another language (it never compares lines
+// with s's).
+func nextEmits(pipe *passes.Pipeline, s passes.Step) bool {
+	for i, step := range pipe.Steps[:max(len(pipe.Steps)-1, 0)] {
+		if step.Info.Name == s.Info.Name {
+			return pipe.Steps[i+1].Info.Emits
+		}
+	}
+	return false
 }
 
 // backendFiles are the dumps of the back-end stages, after the program's name.
@@ -394,17 +415,20 @@ func plan(_ *passes.Unit, lp *loopProg) (bool, error) {
 }
 
 func emitGo(u *passes.Unit, lp *loopProg) (bool, error) {
-	src, err := golang.Generate(lp.Program, u.Name)
-	if err != nil {
-		return false, err
-	}
 	sp := lp.code["go"]
 	if sp == nil {
+		src, err := golang.Generate(lp.Program, u.Name)
 		u.SetCode("go", string(src))
-		return false, nil
+		return false, err
 	}
-	sp.kernels = reportKernels(lp.Program, src)
-	if _, err := sp.Write(src); err != nil {
+	sp.kernels = reportKernels(lp.Program, nil)
+	err := golang.GenerateTo(sp, lp.Program, u.Name, func(i int, src string) {
+		if i < report.MaxKernels { // the report shows these kernels' code
+			name := lp.Kernels[i].Name
+			sp.kernels[i].Code = goFuncs([]byte("\n"+src), map[string]bool{name: true})[name]
+		}
+	})
+	if err != nil {
 		return false, err
 	}
 	text, err := sp.close()

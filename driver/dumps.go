@@ -151,7 +151,7 @@ func graphDumpName(gi, ci int, pass string) string {
 // stage finishes (Manager.AfterStage), queues its dump (graphN.ir_pre_fusion.txt,
 // ...; a code generator's spill wrote its own) and lets go of the texts the
 // page will not show.
-func (d *Dumps) backendColumn(rec *report.Recorder, u *passes.Unit, pr *passes.PassResult) {
+func (d *Dumps) backendColumn(rec *report.Recorder, u *passes.Unit, pr *passes.PassResult, nextNewForm bool) {
 	c := backendColumn(rec, u.Name, *pr)
 	var sp *spill
 	if lp, ok := u.Prog.(*loopProg); ok {
@@ -168,6 +168,9 @@ func (d *Dumps) backendColumn(rec *report.Recorder, u *passes.Unit, pr *passes.P
 	rec.Columns = append(rec.Columns, c)
 	if n := len(rec.Columns); n > 1 {
 		rec.DropIfUnshown(n - 2)
+	}
+	if nextNewForm { // no column will compare lines with this one
+		rec.DropIfUnshown(len(rec.Columns) - 1)
 	}
 	pr.Text = "" // the column holds it while the page needs it
 }

@@ -66,3 +66,33 @@ func TestStreamedDumpsMatchWritten(t *testing.T) {
 		require.Equal(t, len(files), len(streamedFiles), "nodes=%d", nodes)
 	}
 }
+
+// Fusion's program is printed only when someone reads it: on a graph whose
+// fused program has more instructions than a report column shows (and no
+// file holds fuse's text) it is not printed, and its column says so; a
+// small graph's fuse column is the program.
+func TestFuseTextPrintedOnlyWhenShown(t *testing.T) {
+	for _, c := range []struct {
+		nodes     int
+		unprinted bool
+	}{{120, false}, {6000, true}} {
+		run := compileInto(t, graphgen.Blocks(graphgen.Config{Nodes: c.nodes}), t.TempDir(), true)
+		var fuse, plan *report.Column
+		for i := range run.Stages[0].Columns {
+			switch col := &run.Stages[0].Columns[i]; col.Title {
+			case "fuse":
+				fuse = col
+			case "plan":
+				plan = col
+			}
+		}
+		require.NotNil(t, fuse, "nodes=%d", c.nodes)
+		require.NotNil(t, plan, "nodes=%d", c.nodes)
+		assert.Equal(t, c.unprinted, fuse.Unprinted, "nodes=%d", c.nodes)
+		assert.False(t, plan.Unprinted, "plan's text is ir_post_fusion.txt")
+		assert.Equal(t, !c.unprinted, fuse.Inlined(), "nodes=%d", c.nodes)
+		if !c.unprinted {
+			assert.Contains(t, fuse.Text, "kernel", "nodes=%d", c.nodes)
+		}
+	}
+}

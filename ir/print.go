@@ -129,10 +129,16 @@ func (g *Graph) write(b *textBuf) {
 			if lo > 0 {
 				stack = g.Nodes[lo-1].Stack
 			}
+			parts[w].Grow((hi - lo) * printedBytesPerNode)
 			g.writeNodes(&parts[w], lo, hi, stack, releases, nil)
 		}()
 	}
 	wg.Wait()
+	total := 0
+	for w := range parts {
+		total += parts[w].Len()
+	}
+	b.Grow(total + 1024) // the return line: one copy, not a doubling per join
 	for w := range parts {
 		b.WriteString(parts[w].String())
 	}
@@ -140,6 +146,11 @@ func (g *Graph) write(b *textBuf) {
 	g.writeReturn(b)
 	b.WriteByte('\n')
 }
+
+// printedBytesPerNode is about how long a node's line is (150-190 bytes on
+// traced transformers): each core's buffer starts that big, so that it
+// grows once or not at all instead of doubling from nothing.
+const printedBytesPerNode = 160
 
 // parallelPrintChunk is the fewest nodes worth a goroutine of their own.
 const parallelPrintChunk = 20000

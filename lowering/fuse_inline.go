@@ -216,24 +216,43 @@ type accessIndex struct {
 }
 
 // kernelSets lists, per buffer, kernels in the order added, each once.
+// Most buffers have a few kernels, found by a scan; only long lists also
+// go in one map of pairs (a map per buffer was 64 MB on a 155k-node graph).
 type kernelSets struct {
 	list map[*Buffer][]*Kernel
-	seen map[*Buffer]map[*Kernel]bool
+	long map[bufferKernel]bool // members of the lists longer than shortSet
 }
 
+type bufferKernel struct {
+	b *Buffer
+	k *Kernel
+}
+
+// shortSet is the longest list searched by a scan.
+const shortSet = 8
+
 func (ks *kernelSets) add(b *Buffer, k *Kernel) {
-	if b == nil || ks.seen[b][k] {
+	if b == nil {
 		return
 	}
-	if ks.seen[b] == nil {
-		ks.seen[b] = map[*Kernel]bool{}
+	l := ks.list[b]
+	if len(l) <= shortSet && slices.Contains(l, k) || len(l) > shortSet && ks.long[bufferKernel{b, k}] {
+		return
 	}
-	ks.seen[b][k] = true
-	ks.list[b] = append(ks.list[b], k)
+	l = append(l, k)
+	ks.list[b] = l
+	switch {
+	case len(l) == shortSet+1:
+		for _, m := range l {
+			ks.long[bufferKernel{b, m}] = true
+		}
+	case len(l) > shortSet+1:
+		ks.long[bufferKernel{b, k}] = true
+	}
 }
 
 func newKernelSets() kernelSets {
-	return kernelSets{list: map[*Buffer][]*Kernel{}, seen: map[*Buffer]map[*Kernel]bool{}}
+	return kernelSets{list: map[*Buffer][]*Kernel{}, long: map[bufferKernel]bool{}}
 }
 
 func newAccessIndex(p *Program) *accessIndex {

@@ -344,3 +344,15 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
 }
+
+// Instrs counts p's instructions: each prints as one line, so the printed
+// program has more lines than this.
+func (p *Program) Instrs() int {
+	n := 0
+	for _, k := range p.Kernels {
+		for _, s := range k.Stages {
+			n += len(s.Body)
+		}
+	}
+	return n
+}

@@ -41,6 +41,9 @@ type Column struct {
 	// Lines counts Text's lines once Text was dropped (Drop): a column too
 	// long to inline needs only its length and its file.
 	Lines int
+	// Unprinted marks a stage whose text was never printed: too long to
+	// show (more instructions than MaxColumnLines) and held by no file.
+	Unprinted bool
 }
 
 // LineCount is the number of lines of the column's text.
@@ -53,7 +56,9 @@ func (c *Column) LineCount() int {
 
 // Inlined says whether the page shows the column's text (else it names
 // its file).
-func (c *Column) Inlined() bool { return c.Changed && c.LineCount() <= MaxColumnLines }
+func (c *Column) Inlined() bool {
+	return c.Changed && !c.Unprinted && c.LineCount() <= MaxColumnLines
+}
 
 // DropUnshown lets go of the texts the page will not show (DropIfUnshown
 // on every column). Call it once every column is recorded and written
@@ -233,6 +238,10 @@ func (p *page) writeColumn(i int) {
 	b.WriteString("</h2>")
 	if !c.Changed {
 		b.WriteString("<p class=\"note\">no change</p></section>\n")
+		return
+	}
+	if c.Unprinted {
+		b.WriteString("<p class=\"note\">not printed: more instructions than a column shows</p></section>\n")
 		return
 	}
 	if !p.inlined(i) {

@@ -62,7 +62,9 @@ func TestReportStaysSmallForBigGraphs(t *testing.T) {
 		fmt.Fprintf(&big, "        mul_%d: \"f32[8, 64]\" = torch.ops.aten.mul.Tensor(x, 2)\n", i)
 	}
 	rec := report.Recorder{Graph: "big"}
-	rec.Columns = []report.Column{{Title: "input", Changed: true, Text: big.String(), File: "graph0.00-input.fx"}}
+	rec.Columns = []report.Column{{Title: "input", Changed: true, Text: big.String(), File: "graph0.00-input.fx"},
+		{Title: "fuse", Changed: true, Unprinted: true}}
+	require.False(t, rec.Columns[1].Inlined(), "a stage never printed is not inlined, however short its (empty) text")
 	for i := 0; i < 5*report.MaxKernels; i++ {
 		rec.Kernels = append(rec.Kernels, report.Kernel{Name: fmt.Sprintf("kernel%d", i), Kind: "pointwise",
 			Nodes: []string{fmt.Sprintf("mul_%d", i)}, LoopIR: strings.Repeat("x", 200), Code: strings.Repeat("y", 400)})
@@ -77,6 +79,7 @@ func TestReportStaysSmallForBigGraphs(t *testing.T) {
 	html := page.String()
 	assert.Less(t, len(html), 400_000, "%d bytes", len(html))
 	assert.Contains(t, html, `12000 lines: too long to show here; see <a href="graph0.00-input.fx">graph0.00-input.fx</a>`)
+	assert.Contains(t, html, `<h2 title="fuse">fuse</h2><p class="note">not printed: more instructions than a column shows</p>`)
 	assert.Contains(t, html, "1200 more kernels: see the loop IR and code files")
 	assert.Contains(t, html, "2700 more: see diagnostics.txt")
 	assert.NotContains(t, html, "mul_4000:")

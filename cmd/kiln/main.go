@@ -48,7 +48,7 @@ func init() {
 func main() {
 	limitMemory = true
 	startMemoryLimit()
-	stop := startProfiles(os.Getenv("KILN_CPUPROFILE"), os.Getenv("KILN_MEMPROFILE"), os.Stderr)
+	stop := startProfiles(os.Getenv("KILN_CPUPROFILE"), os.Getenv("KILN_MEMPROFILE"), os.Getenv("KILN_TRACE"), os.Stderr)
 	status := kilnMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(status)

@@ -10,20 +10,20 @@ import (
 // kiln's memory policy, unless GOMEMLIMIT is set (the user's word wins).
 //
 // Go's GC lets the heap grow to twice the live heap before it collects,
-// and the process holds more than that while freed pages wait for the
-// scavenger: a graph of mutations with 722 MB live reached 1.77 GB of RSS,
-// a 903k-node `kiln opt` with 1.1 GB live 1.9-2.35 GB. A soft memory limit
-// collects (and returns pages) earlier, but one close to the live heap
-// makes the GC thrash: under a fixed 1 GiB, the mutations graph took 41%
-// more CPU, and a 155k-node compile (about 550 MB live, the rest of its
-// 1 GiB taken by pages not yet returned) ran 10.5 s one time and 16.8 s
-// the next. So the limit follows the live heap: after every GC it is set
-// to max(minMemoryLimit, liveHeapHeadroom × live). Below minMemoryLimit
-// it never binds where the default GC would not come close; past it, it
-// is a GOGC of 70 that also returns pages.
+// and the process holds more than that: pages freed but not yet returned,
+// and half-empty spans (on a 100k-node compile, 250-350 MB of spans hold
+// no live object: runtime/metrics' /memory/classes/heap/unused). Without
+// a limit a 155k-node compile with 470 MB live reached 1.33 GB of RSS.
+// A soft memory limit collects and returns pages earlier, but one close
+// to the live heap plus those spans makes the GC thrash: at 1.7 × live,
+// a graph of mutations with 600 MB live took 23 s instead of 13. So the
+// limit follows the live heap: after every GC it is set to
+// max(minMemoryLimit, liveHeapHeadroom × live). Below the floor the
+// compiles of 100k-node graphs stay under 1 GB of RSS for 5-10% more CPU;
+// above it the limit is GOGC's own goal, and only returns pages sooner.
 const (
-	minMemoryLimit   = 5 << 28 // 1.25 GiB
-	liveHeapHeadroom = 1.7
+	minMemoryLimit   = 880 << 20 // 880 MiB: RSS under 1 GB with the binary and what is not heap
+	liveHeapHeadroom = 2.0
 )
 
 // limitMemory is set by main: the limit is a policy of the kiln process,

@@ -6,19 +6,19 @@ import (
 	"time"
 )
 
-// The soft limit is 1.25 GiB until the live heap passes about 750 MiB,
-// then 1.7 times the live heap: never so close to it that the GC thrashes
-// (a 903k-node graph's 1.1 GB live heap gets 2.0 GB).
+// The soft limit is 880 MiB until the live heap passes 440 MiB, then
+// twice the live heap: never so close to it that the GC thrashes (a
+// 903k-node graph's 1.1 GB live heap gets 2.4 GB).
 func TestMemoryLimitFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int64
 	}{
-		{0, 5 << 28},
-		{520 << 20, 5 << 28},
-		{750 << 20, 5 << 28},
-		{1000 << 20, 1782579200}, // 1.7 × 1000 MiB
-		{1141 << 20, 2033922867}, // 1.7 × 1,196,425,216
+		{0, 880 << 20},
+		{300 << 20, 880 << 20},
+		{440 << 20, 880 << 20},
+		{600 << 20, 1200 << 20},
+		{1141 << 20, 2282 << 20},
 	} {
 		if got := memoryLimitFor(c.live); got != c.want {
 			t.Errorf("memoryLimitFor(%d) = %d, want %d", c.live, got, c.want)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"go/format"
 	"go/token"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,20 @@ func Generate(p *lowering.Program, pkg string) ([]byte, error) {
 
 // GenerateWithRuntime is Generate with the runtime's import path.
 func GenerateWithRuntime(p *lowering.Program, pkg, rtImport string) ([]byte, error) {
-	return generate(p, pkg, rtImport, nil)
+	var out bytes.Buffer
+	err := generate(&out, p, pkg, rtImport, nil, nil)
+	return out.Bytes(), err
+}
+
+// GenerateTo writes what Generate returns to w as it is made, a window of
+// kernels at a time, so that a large program's source is never held whole
+// (on a 155k-node graph it is 49 MB, and formatting held four copies).
+// kernelCode, when not nil, gets each kernel's formatted source (its
+// comment and function, then a blank line) with its index in p.Kernels,
+// in program order. Output may have been written when an error is
+// returned.
+func GenerateTo(w io.Writer, p *lowering.Program, pkg string, kernelCode func(i int, src string)) error {
+	return generate(w, p, pkg, DefaultModule+"/rt", nil, kernelCode)
 }
 
 // File is one generated source file of a graph package.
@@ -50,11 +64,11 @@ type File struct {
 // the scalar loops run every element. Without such loops it is one file.
 func GeneratePackage(p *lowering.Program, pkg, rtImport string) ([]File, error) {
 	simd := &simdOut{}
-	src, err := generate(p, pkg, rtImport, simd)
-	if err != nil {
+	var src bytes.Buffer
+	if err := generate(&src, p, pkg, rtImport, simd, nil); err != nil {
 		return nil, err
 	}
-	files := []File{{Name: pkg + ".go", Src: src}}
+	files := []File{{Name: pkg + ".go", Src: src.Bytes()}}
 	lanes, twin := simd.files(p.Name, pkg, rtImport)
 	if lanes == nil {
 		return files, nil
@@ -69,13 +83,18 @@ func GeneratePackage(p *lowering.Program, pkg, rtImport string) ([]File, error) 
 	return files, nil
 }
 
-func generate(p *lowering.Program, pkg, rtImport string, simd *simdOut) ([]byte, error) {
+// kernelWindow is how many kernels are emitted and formatted at a time:
+// enough to keep every core busy, few enough that their texts (four
+// copies while formatting) stay small.
+const kernelWindow = 128
+
+func generate(w io.Writer, p *lowering.Program, pkg, rtImport string, simd *simdOut, kernelCode func(int, string)) error {
 	if !token.IsIdentifier(pkg) {
-		return nil, fmt.Errorf("generate %s: package name %q is not an identifier", p.Name, pkg)
+		return fmt.Errorf("generate %s: package name %q is not an identifier", p.Name, pkg)
 	}
 	for _, s := range p.Syms {
 		if !token.IsIdentifier(s) || token.IsKeyword(s) {
-			return nil, fmt.Errorf("generate %s: symbol %q is not a Go identifier", p.Name, s)
+			return fmt.Errorf("generate %s: symbol %q is not a Go identifier", p.Name, s)
 		}
 	}
 	// Each top-level chunk (Run, then one per kernel) is emitted unformatted
@@ -83,61 +102,162 @@ func generate(p *lowering.Program, pkg, rtImport string, simd *simdOut) ([]byte,
 	// whole file was a third of compile's CPU on large graphs.
 	run := &code{}
 	if err := emitRun(run, p); err != nil {
-		return nil, fmt.Errorf("generate %s: %w", p.Name, err)
+		return fmt.Errorf("generate %s: %w", p.Name, err)
 	}
-	chunks := make([]string, 1+len(p.Kernels))
-	chunks[0] = run.String()
-	errs := make([]error, len(p.Kernels))
+	f := newFormatter()
+	out := &fileWriter{w: w, header: func(w io.Writer, math bool) error { return writeHeader(w, p.Name, pkg, rtImport, math) }}
+	run0 := []string{run.String()}
+	if err := f.chunks(run0); err != nil {
+		return fmt.Errorf("generate %s: generated code does not parse: %w", p.Name, err)
+	}
+	out.add(run0[0])
+	for lo := 0; lo < len(p.Kernels); lo += kernelWindow {
+		ks := p.Kernels[lo:min(lo+kernelWindow, len(p.Kernels))]
+		chunks, err := emitKernels(p, ks, simd)
+		if err != nil {
+			return fmt.Errorf("generate %s: %w", p.Name, err)
+		}
+		if err := f.chunks(chunks); err != nil {
+			return fmt.Errorf("generate %s: generated code does not parse: %w", p.Name, err)
+		}
+		for i, c := range chunks {
+			if kernelCode != nil {
+				kernelCode(lo+i, c)
+			}
+			out.add(c)
+		}
+	}
+	var helpers strings.Builder
+	if out.floordiv {
+		helpers.WriteString("func floordiv(a, b int64) int64 { return rt.FloorDiv(a, b) }\n")
+	}
+	if out.pymod {
+		helpers.WriteString("func pymod(a, b int64) int64 { return rt.PyMod(a, b) }\n")
+	}
+	if helpers.Len() > 0 {
+		h := []string{helpers.String()}
+		if err := f.chunks(h); err != nil {
+			return fmt.Errorf("generate %s: generated code does not parse: %w", p.Name, err)
+		}
+		out.add(h[0])
+	}
+	return out.finish()
+}
+
+// emitKernels emits ks unformatted, one chunk each.
+func emitKernels(p *lowering.Program, ks []*lowering.Kernel, simd *simdOut) ([]string, error) {
+	chunks := make([]string, len(ks))
+	errs := make([]error, len(ks))
 	emit := func(i int) {
-		k := p.Kernels[i]
 		body := &code{}
-		stashed, scratch := stashRecomputed(k)
-		g := &kernelGen{c: body, prog: p, k: stashed, orig: k, scratch: scratch, uses: countUses(stashed), simd: simd}
+		stashed, scratch := stashRecomputed(ks[i])
+		g := &kernelGen{c: body, prog: p, k: stashed, orig: ks[i], scratch: scratch, uses: countUses(stashed), simd: simd}
 		g.simplify()
 		errs[i] = g.emit()
-		chunks[1+i] = body.String()
+		chunks[i] = body.String()
 	}
 	if simd == nil {
 		// Kernels are emitted on every core: each reads only its kernel
 		// (stashRecomputed rewrites a copy) and the program. SIMD loops
 		// are numbered in program order, so those kernels go one by one.
-		parallel(len(p.Kernels), emit)
+		parallel(len(ks), emit)
 	} else {
-		for i := range p.Kernels {
+		for i := range ks {
 			emit(i)
 		}
 	}
 	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("generate %s: %w", p.Name, err)
+			return nil, err
 		}
 	}
-	var helpers strings.Builder
-	if slices.ContainsFunc(chunks, func(c string) bool { return strings.Contains(c, "floordiv(") }) {
-		helpers.WriteString("func floordiv(a, b int64) int64 { return rt.FloorDiv(a, b) }\n")
+	return chunks, nil
+}
+
+func writeHeader(w io.Writer, name, pkg, rtImport string, math bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Code generated by kiln from graph %s; DO NOT EDIT.\n\n", strconv.Quote(name))
+	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"fmt\"\n", pkg)
+	if math {
+		b.WriteString("\t\"math\"\n")
 	}
-	if slices.ContainsFunc(chunks, func(c string) bool { return strings.Contains(c, "pymod(") }) {
-		helpers.WriteString("func pymod(a, b int64) int64 { return rt.PyMod(a, b) }\n")
+	fmt.Fprintf(&b, "\n\t%q\n)\n\n", rtImport)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fileWriter writes the file's chunks after its header, which imports
+// "math" when a chunk uses it: chunks wait until one does, or until the
+// end, or until maxPending bytes wait; then math is imported anyway and
+// the file ends by using it (var _ = math.Abs) if no chunk did. Each
+// chunk ends with the blank line that separates it from the next; the
+// file ends with one newline.
+type fileWriter struct {
+	w        io.Writer
+	header   func(w io.Writer, math bool) error
+	started  bool
+	math     bool     // the header imports math
+	used     bool     // and a chunk uses it
+	pending  []string // chunks before the header is written
+	waiting  int      // their bytes
+	newlines int      // the last chunk's trailing newlines, not yet written
+	err      error
+
+	floordiv, pymod bool // the helpers some chunk calls
+}
+
+// maxPending bounds the bytes held before the header is written.
+const maxPending = 4 << 20
+
+func (fw *fileWriter) add(chunk string) {
+	fw.floordiv = fw.floordiv || strings.Contains(chunk, "floordiv(")
+	fw.pymod = fw.pymod || strings.Contains(chunk, "pymod(")
+	fw.used = fw.used || strings.Contains(chunk, "math.")
+	if !fw.started {
+		fw.pending = append(fw.pending, chunk)
+		if fw.waiting += len(chunk); fw.used || fw.waiting > maxPending {
+			fw.start(true)
+		}
+		return
 	}
-	if helpers.Len() > 0 {
-		chunks = append(chunks, helpers.String())
+	fw.write(chunk)
+}
+
+func (fw *fileWriter) start(math bool) {
+	fw.started, fw.math = true, math
+	fw.err = fw.header(fw.w, math)
+	for _, c := range fw.pending {
+		fw.write(c)
 	}
-	if err := formatChunks(chunks); err != nil {
-		return nil, fmt.Errorf("generate %s: generated code does not parse: %w", p.Name, err)
+	fw.pending = nil
+}
+
+func (fw *fileWriter) write(chunk string) {
+	body := strings.TrimRight(chunk, "\n")
+	if body == "" {
+		fw.newlines += len(chunk)
+		return
 	}
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "// Code generated by kiln from graph %s; DO NOT EDIT.\n\n", strconv.Quote(p.Name))
-	fmt.Fprintf(&out, "package %s\n\nimport (\n\t\"fmt\"\n", pkg)
-	if slices.ContainsFunc(chunks, func(c string) bool { return strings.Contains(c, "math.") }) {
-		out.WriteString("\t\"math\"\n")
+	if fw.err == nil && fw.newlines > 0 {
+		_, fw.err = io.WriteString(fw.w, strings.Repeat("\n", fw.newlines))
 	}
-	fmt.Fprintf(&out, "\n\t%q\n)\n\n", rtImport)
-	for _, c := range chunks {
-		out.WriteString(c)
+	if fw.err == nil {
+		_, fw.err = io.WriteString(fw.w, body)
 	}
-	// Each chunk ends with the blank line that separates it from the next;
-	// the file ends with one newline.
-	return append(bytes.TrimRight(out.Bytes(), "\n"), '\n'), nil
+	fw.newlines = len(chunk) - len(body)
+}
+
+func (fw *fileWriter) finish() error {
+	if !fw.started {
+		fw.start(fw.used)
+	}
+	if fw.math && !fw.used {
+		fw.write("var _ = math.Abs // imported before the kernels were all written\n")
+	}
+	if fw.err == nil {
+		_, fw.err = io.WriteString(fw.w, "\n")
+	}
+	return fw.err
 }
 
 // runGen emits the Run entry of one program.

@@ -10,8 +10,10 @@ import (
 	"sync"
 )
 
-// formatChunks gofmts each chunk (a list of top-level declarations) in
-// place, once per shape.
+// formatter gofmts chunks (lists of top-level declarations) in place,
+// once per shape, across calls: a program's kernels are formatted a
+// window at a time (generate), so its shapes are remembered between
+// windows.
 //
 // go/format was a third of `kiln compile`'s CPU on large graphs, and most
 // of it went to kernels that differ only in their numbers: kernel12 and
@@ -24,7 +26,29 @@ import (
 // Putting back checks that the formatted shape holds the chunk's
 // characters in order; where it does not, the chunk is formatted itself.
 // A long function is formatted in pieces (splitFunc).
-func formatChunks(chunks []string) error {
+type formatter struct {
+	seed   maphash.Seed
+	shapes map[uint64][]shapeRep // shape hash → the distinct shapes formatted so far
+	kept   int                   // bytes held by shapes
+}
+
+// shapeRep is one formatted shape: a text and gofmt's output for it.
+type shapeRep struct{ raw, formatted string }
+
+// maxKeptShapes bounds the bytes of remembered shapes: a program whose
+// kernels all differ would otherwise keep its whole source twice. Past
+// it, new shapes are still formatted once per window, not remembered.
+const maxKeptShapes = 16 << 20
+
+func newFormatter() *formatter {
+	return &formatter{seed: maphash.MakeSeed(), shapes: map[uint64][]shapeRep{}}
+}
+
+// formatChunks gofmts chunks in place with a formatter of its own.
+func formatChunks(chunks []string) error { return newFormatter().chunks(chunks) }
+
+// chunks gofmts each chunk in place.
+func (f *formatter) chunks(chunks []string) error {
 	type unit struct {
 		chunk int
 		p     piece
@@ -47,7 +71,7 @@ func formatChunks(chunks []string) error {
 			texts = append(texts, p.prefix+p.text+p.suffix)
 		}
 	}
-	if err := formatShapes(texts); err != nil {
+	if err := f.texts(texts); err != nil {
 		return err
 	}
 	out := make([]strings.Builder, len(chunks))
@@ -80,46 +104,57 @@ func unwrap(text, prefix, suffix string) (string, bool) {
 	return strings.CutSuffix(t, suffix)
 }
 
-// formatShapes gofmts each text in place, once per shape.
-func formatShapes(chunks []string) error {
-	seed := maphash.MakeSeed()
-	shapes := map[uint64][]int{}    // shape hash → chunks of distinct shapes with that hash
-	rep := make([]int, len(chunks)) // the chunk whose formatting chunk i takes
-	var reps []int
-	for i, c := range chunks {
-		h := shapeHash(seed, c)
-		rep[i] = -1
-		for _, j := range shapes[h] {
-			if sameShape(chunks[j], c) {
-				rep[i] = j
+// texts gofmts each text in place, once per shape.
+func (f *formatter) texts(texts []string) error {
+	// like[i] is the formatted shape text i takes: one remembered from an
+	// earlier call, or (fresh) the first text of its shape in this call.
+	like := make([]*shapeRep, len(texts))
+	var fresh []*shapeRep
+	var freshAt []int      // fresh[k] is texts[freshAt[k]]
+	var freshHash []uint64 // and has this shape hash
+	local := map[uint64][]*shapeRep{}
+	for i, c := range texts {
+		h := shapeHash(f.seed, c)
+		for j := range f.shapes[h] {
+			if sameShape(f.shapes[h][j].raw, c) {
+				like[i] = &f.shapes[h][j]
 				break
 			}
 		}
-		if rep[i] < 0 {
-			rep[i] = i
-			shapes[h] = append(shapes[h], i)
-			reps = append(reps, i)
+		for _, r := range local[h] {
+			if like[i] == nil && sameShape(r.raw, c) {
+				like[i] = r
+			}
+		}
+		if like[i] == nil {
+			r := &shapeRep{raw: c}
+			local[h] = append(local[h], r)
+			fresh, freshAt, freshHash = append(fresh, r), append(freshAt, i), append(freshHash, h)
+			like[i] = r
 		}
 	}
-	formatted := make([]string, len(chunks))
-	errs := make([]error, len(chunks))
-	parallel(len(reps), func(k int) {
-		i := reps[k]
-		formatted[i], errs[i] = gofmt(chunks[i])
+	errs := make([]error, len(texts))
+	parallel(len(fresh), func(k int) {
+		fresh[k].formatted, errs[freshAt[k]] = gofmt(fresh[k].raw)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	parallel(len(chunks), func(i int) {
-		if rep[i] == i {
-			chunks[i] = formatted[i]
+	for k, r := range fresh {
+		if f.kept += len(r.raw) + len(r.formatted); f.kept <= maxKeptShapes {
+			f.shapes[freshHash[k]] = append(f.shapes[freshHash[k]], *r)
+		}
+	}
+	parallel(len(texts), func(i int) {
+		if like[i].raw == texts[i] { // the text formatted for its shape (or one equal to it)
+			texts[i] = like[i].formatted
 			return
 		}
-		if out, ok := relayout(formatted[rep[i]], chunks[i]); ok {
-			chunks[i] = out
+		if out, ok := relayout(like[i].formatted, texts[i]); ok {
+			texts[i] = out
 			return
 		}
-		chunks[i], errs[i] = gofmt(chunks[i])
+		texts[i], errs[i] = gofmt(texts[i])
 	})
 	return errors.Join(errs...)
 }

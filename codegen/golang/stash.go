@@ -3,6 +3,7 @@ package golang
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -59,22 +60,23 @@ func stashRecomputed(k *lowering.Kernel) (*lowering.Kernel, map[*lowering.Buffer
 	}
 	var plan []found
 	taken := map[*lowering.Instr]bool{}
+	kk := newKeyer(written)
 	for ks := 1; ks < len(k.Stages); ks++ {
 		st := k.Stages[ks]
-		if len(st.Reduce) == 0 {
+		if len(st.Reduce) == 0 || !hasCostlyCall(st) {
 			continue
 		}
 		for js := 0; js < ks; js++ {
 			if !sameSizes(k.Stages[js].Reduce, st.Reduce) {
 				continue
 			}
-			earlier := map[string]*lowering.Instr{}
-			for in, key := range valueKeys(k.Stages[js], written) {
+			earlier := map[int]*lowering.Instr{}
+			for in, key := range kk.keys(k.Stages[js]) {
 				if prev := earlier[key]; prev == nil || in.ID < prev.ID {
 					earlier[key] = in
 				}
 			}
-			keys := valueKeys(st, written)
+			keys := kk.keys(st)
 			matched := func(x *lowering.Instr) bool {
 				kx, ok := keys[x]
 				return ok && earlier[kx] != nil
@@ -188,64 +190,96 @@ func stashDType(dt ir.DType) string {
 	return ""
 }
 
-// keyed gives values their keys.
-type keyed map[*lowering.Instr]string
+// hasCostlyCall says whether s computes any function that is not cheap
+// arithmetic: without one, nothing in s is worth stashing (most kernels).
+func hasCostlyCall(s *lowering.Stage) bool {
+	for _, in := range s.Body {
+		if in.Op == lowering.OpCall && !cheapFns[in.Fn] {
+			return true
+		}
+	}
+	return false
+}
 
-// valueKeys gives each pure in-loop value of stage s a key that equals
-// another stage's key exactly when both compute the same value for the
-// same reduction index: loads of buffers the kernel never writes, at the
-// same index expression; constants; index values; functions of keyed
-// values; and values from before the loop by identity.
-func valueKeys(s *lowering.Stage, written map[*lowering.Buffer]bool) keyed {
-	keys := keyed{}
+// keyer gives each pure in-loop value of a kernel's stages a key that
+// equals another stage's key exactly when both compute the same value for
+// the same reduction index: loads of buffers the kernel never writes, at
+// the same index expression; constants; index values; functions of keyed
+// values; and values from before the loop by identity. A key is a number:
+// a value's description names its operands by their numbers (hash
+// consing), so descriptions stay short however deep the expression.
+type keyer struct {
+	written map[*lowering.Buffer]bool
+	ids     map[string]int                              // description → key
+	stages  map[*lowering.Stage]map[*lowering.Instr]int // keys, per stage
+}
+
+func newKeyer(written map[*lowering.Buffer]bool) *keyer {
+	return &keyer{written: written, ids: map[string]int{}, stages: map[*lowering.Stage]map[*lowering.Instr]int{}}
+}
+
+// keys are s's values' keys, computed once per stage.
+func (kk *keyer) keys(s *lowering.Stage) map[*lowering.Instr]int {
+	if keys, ok := kk.stages[s]; ok {
+		return keys
+	}
+	keys := map[*lowering.Instr]int{}
 	inStage := map[*lowering.Instr]bool{}
 	for _, in := range s.Body {
 		inStage[in] = true
 	}
-	arg := func(a *lowering.Instr) (string, bool) {
-		if a == nil {
-			return "", false
-		}
-		if !inStage[a] {
-			return fmt.Sprintf("X%p", a), true
-		}
-		k, ok := keys[a]
-		return k, ok
-	}
+	var b strings.Builder
 	for _, in := range s.Body {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d/%s", in.Op, in.DType.Abbr())
-		switch in.Op {
-		case lowering.OpLoad:
-			a := in.Access
-			if written[a.Buffer] || len(a.Indirect) > 0 || indirect(a.Index) {
-				continue
-			}
-			fmt.Fprintf(&b, "/b%d/%s/%s", a.Buffer.ID, a.DType.Abbr(), a.Index.Code())
-		case lowering.OpConst:
-			fmt.Fprintf(&b, "/%d/%x/%t", in.Imm.Int, math.Float64bits(in.Imm.Float), in.Imm.Bool)
-		case lowering.OpIndex:
-			b.WriteString("/" + in.Expr.Code())
-		case lowering.OpCall, lowering.OpCast, lowering.OpBitcast:
-			if _, random := lowering.RandFns[in.Fn]; in.Op == lowering.OpCall && random {
-				continue
-			}
-			b.WriteString("/" + in.Fn)
-			ok := true
-			for _, a := range in.Args {
-				k, good := arg(a)
-				ok = ok && good
-				b.WriteString("(" + k + ")")
-			}
-			if !ok {
-				continue
-			}
-		default:
+		b.Reset()
+		if !kk.describe(&b, in, keys, inStage) {
 			continue
 		}
-		keys[in] = b.String()
+		id, ok := kk.ids[b.String()]
+		if !ok {
+			id = len(kk.ids)
+			kk.ids[b.String()] = id
+		}
+		keys[in] = id
 	}
+	kk.stages[s] = keys
 	return keys
+}
+
+// describe writes in's description; false for a value with no key.
+func (kk *keyer) describe(b *strings.Builder, in *lowering.Instr, keys map[*lowering.Instr]int, inStage map[*lowering.Instr]bool) bool {
+	fmt.Fprintf(b, "%d/%s", in.Op, in.DType.Abbr())
+	switch in.Op {
+	case lowering.OpLoad:
+		a := in.Access
+		if kk.written[a.Buffer] || len(a.Indirect) > 0 || indirect(a.Index) {
+			return false
+		}
+		fmt.Fprintf(b, "/b%d/%s/%s", a.Buffer.ID, a.DType.Abbr(), a.Index.Code())
+	case lowering.OpConst:
+		fmt.Fprintf(b, "/%d/%x/%t", in.Imm.Int, math.Float64bits(in.Imm.Float), in.Imm.Bool)
+	case lowering.OpIndex:
+		b.WriteString("/" + in.Expr.Code())
+	case lowering.OpCall, lowering.OpCast, lowering.OpBitcast:
+		if _, random := lowering.RandFns[in.Fn]; in.Op == lowering.OpCall && random {
+			return false
+		}
+		b.WriteString("/" + in.Fn)
+		for _, a := range in.Args {
+			switch k, ok := keys[a]; {
+			case a == nil:
+				return false
+			case !inStage[a]:
+				fmt.Fprintf(b, "(X%p)", a) // from before the loop: by identity
+			case !ok:
+				return false
+			default:
+				fmt.Fprintf(b, "(%d)", k)
+			}
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // expensive reports a value whose computation in its stage includes a
@@ -286,39 +320,59 @@ func frontier(in *lowering.Instr, s *lowering.Stage, matched func(*lowering.Inst
 }
 
 // dropDead removes pure values nothing uses any more, in any stage (an
-// outer-level stage's values serve later stages).
+// outer-level stage's values serve later stages), and then the values
+// only they used, and so on. The stages' bodies are filtered in place.
 func dropDead(stages []*lowering.Stage) {
-	for {
-		used := map[*lowering.Instr]bool{}
-		for _, s := range stages {
-			for _, in := range s.Body {
-				for _, a := range in.Args {
-					used[a] = true
-				}
-				if in.Access != nil {
-					for _, a := range in.Access.Indirect {
-						used[a] = true
-					}
+	uses := map[*lowering.Instr]int{}
+	for _, s := range stages {
+		for _, in := range s.Body {
+			for _, a := range in.Args {
+				uses[a]++
+			}
+			if in.Access != nil {
+				for _, a := range in.Access.Indirect {
+					uses[a]++
 				}
 			}
-		}
-		dropped := false
-		for _, s := range stages {
-			out := s.Body[:0:0]
-			for _, in := range s.Body {
-				_, random := lowering.RandFns[in.Fn]
-				pure := in.Op == lowering.OpLoad || in.Op == lowering.OpConst || in.Op == lowering.OpIndex ||
-					in.Op == lowering.OpCast || in.Op == lowering.OpBitcast || (in.Op == lowering.OpCall && !random)
-				if pure && !used[in] {
-					dropped = true
-					continue
-				}
-				out = append(out, in)
-			}
-			s.Body = out
-		}
-		if !dropped {
-			return
 		}
 	}
+	dead := map[*lowering.Instr]bool{}
+	var kill func(in *lowering.Instr)
+	kill = func(in *lowering.Instr) {
+		dead[in] = true
+		release := func(a *lowering.Instr) {
+			if uses[a]--; uses[a] == 0 && a != nil && pureValue(a) && !dead[a] {
+				kill(a)
+			}
+		}
+		for _, a := range in.Args {
+			release(a)
+		}
+		if in.Access != nil {
+			for _, a := range in.Access.Indirect {
+				release(a)
+			}
+		}
+	}
+	for _, s := range stages {
+		for _, in := range s.Body {
+			if uses[in] == 0 && pureValue(in) && !dead[in] {
+				kill(in)
+			}
+		}
+	}
+	if len(dead) == 0 {
+		return
+	}
+	for _, s := range stages {
+		s.Body = slices.DeleteFunc(s.Body, func(in *lowering.Instr) bool { return dead[in] })
+	}
+}
+
+// pureValue is an instruction with no effect but its value: unused, it
+// can go.
+func pureValue(in *lowering.Instr) bool {
+	_, random := lowering.RandFns[in.Fn]
+	return in.Op == lowering.OpLoad || in.Op == lowering.OpConst || in.Op == lowering.OpIndex ||
+		in.Op == lowering.OpCast || in.Op == lowering.OpBitcast || (in.Op == lowering.OpCall && !random)
 }

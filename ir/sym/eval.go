@@ -143,12 +143,29 @@ func (e Expr) Subst(m map[string]Expr) Expr {
 		}
 		return e
 	case opPoly:
+		// The atoms first: a polynomial none of whose atoms changes is its
+		// own result (index expressions mostly keep their variables, and
+		// rebuilding one allocates a polynomial per term).
+		subs := make([]Expr, 0, 8)
+		same := true
+		for _, t := range n.terms {
+			for _, f := range t.fs {
+				r := Expr{n: f.atom}.Subst(m)
+				same = same && r.n == f.atom
+				subs = append(subs, r)
+			}
+		}
+		if same {
+			return e
+		}
 		parts := make([]Expr, 0, len(n.terms)+1)
 		parts = append(parts, Expr{c: n.c})
+		k := 0
 		for _, t := range n.terms {
 			p := Expr{c: t.coef}
 			for _, f := range t.fs {
-				p = Mul(p, powExpr(Expr{n: f.atom}.Subst(m), f.pow))
+				p = Mul(p, powExpr(subs[k], f.pow))
+				k++
 			}
 			parts = append(parts, p)
 		}
@@ -157,8 +174,13 @@ func (e Expr) Subst(m map[string]Expr) Expr {
 		return e
 	}
 	args := make([]Expr, len(n.args))
+	same := true
 	for i, a := range n.args {
 		args[i] = a.Subst(m)
+		same = same && args[i] == a
+	}
+	if same {
+		return e
 	}
 	return rebuild(n.op, args)
 }
