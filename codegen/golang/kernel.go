@@ -197,10 +197,14 @@ func (g *kernelGen) emitPointwise() error {
 	}
 	last := len(outer) - 1
 	inner := lowering.OuterVar(last)
-	used := g.mentioned()
-	tile, err := g.tileCall(body, used)
-	if err != nil {
-		return err
+	var used map[string]bool
+	var tile string
+	if last > 0 {
+		used = g.mentioned()
+		var err error
+		if tile, err = g.tileCall(body, used); err != nil {
+			return err
+		}
 	}
 	g.c.line("nIn := int64(%s)", outer[last].Code())
 	g.c.line("total := nIn * int64(%s)", product(outer[:last]).Code())
