@@ -200,7 +200,7 @@ func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
 		if in.Op == lowering.OpReduce {
 			start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
 			for _, sfx := range l.groups() {
-				l.body.line("%s := archsimd.BroadcastFloat32x8(%s)", fmt.Sprintf("r%d", in.ID)+sfx, start)
+				l.body.line("%s := %s", fmt.Sprintf("r%d", in.ID)+sfx, broadcastF32(start))
 			}
 		}
 	}

@@ -456,6 +456,7 @@ func (t *tileLoop) write(body []*lowering.Instr, views, vars []string) (string, 
 		f.line("_ = %s", t.u)
 		f.WriteString(scalars[tileRow].String())
 		f.WriteString(bc[tileRow].String())
+		f.line("archsimd.ClearAVXUpperBits() // the next row's scalar code is SSE")
 		f.line("}")
 	}
 	if t.sign {
@@ -537,6 +538,9 @@ func (t *tileLoop) broadcasts(in *lowering.Instr, bc *[2]code, rows *[]string) {
 		switch a.DType {
 		case ir.F32:
 			name, e = fmt.Sprintf("u%d", a.ID), fmt.Sprintf("archsimd.BroadcastFloat32x8(%s)", tmp(a))
+			if a.Op == lowering.OpConst {
+				e = broadcastF32(f32Lit(float32(a.Imm.Float)))
+			}
 		case ir.I64:
 			name, e = fmt.Sprintf("w%d", a.ID), fmt.Sprintf("archsimd.BroadcastInt32x8(int32(%s))", tmp(a))
 		default:
