@@ -98,8 +98,11 @@ type simdLoop struct {
 	// sfx and idxOff name and place the second of two column groups
 	// that column lanes run together (simd_cols.go): "B" and "+8".
 	sfx, idxOff string
-	pair        bool                       // the body runs two column groups
-	valB        map[*lowering.Instr]string // the second group's values
+	pair        bool // the body runs two column groups
+	// extFast: column lanes' max and min on VMAXPS/VMINPS with a record
+	// of NaNs (simd_cols.go colsStage).
+	extFast bool
+	valB    map[*lowering.Instr]string // the second group's values
 }
 
 // vacc is a vector accumulator of a reduction loop.
