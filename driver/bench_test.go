@@ -125,7 +125,7 @@ func BenchmarkCompileDumps(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n}))
+			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n, SharedWeights: n >= 1_000_000})) // 200k weights: a 7 MB signature line
 			st := stageTimer{}
 			manager := map[string]time.Duration{}
 			var nodes int

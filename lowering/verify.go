@@ -3,8 +3,10 @@ package lowering
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -30,15 +32,19 @@ import (
 //   - every non-input buffer that is read was written by an earlier kernel;
 //   - every Result's buffer exists.
 func Verify(p *Program) error {
-	v := &verifier{p: p, bufs: map[*Buffer]bool{}, written: map[*Buffer]bool{}, syms: map[string]bool{}}
+	v := &verifier{p: p, bufs: map[*Buffer]bool{}, firstWrite: firstWrites(p), syms: map[string]bool{}}
 	for _, b := range p.Buffers {
 		v.bufs[b] = true
 	}
 	for _, s := range p.Syms {
 		v.syms[s] = true
 	}
-	for _, k := range p.Kernels {
-		v.kernel(k)
+	// Kernels are checked on every core (each check reads only its kernel
+	// and the tables above); their errors join in program order.
+	errs := make([][]error, len(p.Kernels))
+	parallelFor(len(p.Kernels), func(i int) { errs[i] = v.kernel(i, p.Kernels[i]) })
+	for _, e := range errs {
+		v.errs = append(v.errs, e...)
 	}
 	for _, r := range p.Outputs {
 		if r.Buffer != nil && !v.bufs[r.Buffer] {
@@ -53,12 +59,36 @@ func Verify(p *Program) error {
 	return errors.Join(v.errs...)
 }
 
+// firstWrites maps each buffer a kernel writes (a store, an extern's
+// output) to the first such kernel's index.
+func firstWrites(p *Program) map[*Buffer]int {
+	first := map[*Buffer]int{}
+	note := func(b *Buffer, i int) {
+		if _, ok := first[b]; !ok && b != nil {
+			first[b] = i
+		}
+	}
+	for i, k := range p.Kernels {
+		if k.Extern != nil {
+			note(k.Extern.Out.Buffer, i)
+		}
+		for _, s := range k.Stages {
+			for _, in := range s.Body {
+				if in.Op == OpStore && in.Access != nil {
+					note(in.Access.Buffer, i)
+				}
+			}
+		}
+	}
+	return first
+}
+
 type verifier struct {
-	p       *Program
-	bufs    map[*Buffer]bool
-	written map[*Buffer]bool // by kernels before the current one
-	syms    map[string]bool
-	errs    []error
+	p          *Program
+	bufs       map[*Buffer]bool
+	firstWrite map[*Buffer]int // the first kernel that writes each buffer
+	syms       map[string]bool
+	errs       []error
 }
 
 func (v *verifier) errorf(format string, args ...any) {
@@ -67,15 +97,17 @@ func (v *verifier) errorf(format string, args ...any) {
 
 // kernelCheck is the state of one kernel's check.
 type kernelCheck struct {
-	v      *verifier
-	k      *Kernel
-	ids    map[int]bool
-	where  map[*Instr]int // defining stage of each instruction seen
-	writes []*Buffer
+	v     *verifier
+	k     *Kernel
+	ids   map[int]bool
+	where map[*Instr]int // defining stage of each instruction seen
+	index int            // k's place in the program
+	errs  []error
 }
 
-func (v *verifier) kernel(k *Kernel) {
-	kc := &kernelCheck{v: v, k: k, ids: map[int]bool{}, where: map[*Instr]int{}}
+// kernel checks kernel i, k, and returns its errors.
+func (v *verifier) kernel(i int, k *Kernel) []error {
+	kc := &kernelCheck{v: v, k: k, index: i, ids: map[int]bool{}, where: map[*Instr]int{}}
 	for _, r := range k.Outer {
 		kc.size("outer range", r)
 	}
@@ -92,13 +124,11 @@ func (v *verifier) kernel(k *Kernel) {
 			kc.instr(si, s, in)
 		}
 	}
-	for _, b := range kc.writes {
-		v.written[b] = true
-	}
+	return kc.errs
 }
 
 func (kc *kernelCheck) errorf(format string, args ...any) {
-	kc.v.errorf("%s: "+format, append([]any{kc.k.Name}, args...)...)
+	kc.errs = append(kc.errs, fmt.Errorf("%s: "+format, append([]any{kc.k.Name}, args...)...))
 }
 
 func (kc *kernelCheck) extern(e *Extern) {
@@ -112,9 +142,13 @@ func (kc *kernelCheck) extern(e *Extern) {
 	}
 	if e.Out.Buffer == nil || !kc.v.bufs[e.Out.Buffer] {
 		kc.errorf("extern output buffer is not in the program")
-		return
 	}
-	kc.writes = append(kc.writes, e.Out.Buffer)
+}
+
+// writtenBefore says whether a kernel before this one writes b.
+func (kc *kernelCheck) writtenBefore(b *Buffer) bool {
+	i, ok := kc.v.firstWrite[b]
+	return ok && i < kc.index
 }
 
 // read checks a buffer a kernel reads: in the program, and written before
@@ -123,7 +157,7 @@ func (kc *kernelCheck) read(b *Buffer, what string) {
 	switch {
 	case !kc.v.bufs[b]:
 		kc.errorf("%s: buffer %s is not in the program", what, b.Name)
-	case b.Kind != BufInput && !kc.v.written[b]:
+	case b.Kind != BufInput && !kc.writtenBefore(b):
 		kc.errorf("%s: buffer %s is read before any kernel writes it", what, b.Name)
 	}
 }
@@ -234,7 +268,6 @@ func (kc *kernelCheck) access(s *Stage, name string, in *Instr) {
 		if !kc.v.bufs[a.Buffer] {
 			kc.errorf("%s: buffer %s is not in the program", name, a.Buffer.Name)
 		}
-		kc.writes = append(kc.writes, a.Buffer)
 		return
 	}
 	kc.read(a.Buffer, name)
@@ -304,4 +337,26 @@ func (kc *kernelCheck) randCall(name string, in *Instr, dt ir.DType) {
 			kc.errorf("%s: %s operand %d is %s, not i64", name, in.Fn, i, a.DType.Abbr())
 		}
 	}
+}
+
+// parallelFor runs f(0..n-1) in contiguous chunks, one per core when n is
+// worth it (parallelPrintKernels per goroutine at least).
+func parallelFor(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelPrintKernels)
+	if workers < 2 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -1,6 +1,7 @@
 package lowering_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -120,4 +121,34 @@ func TestVerifyJoinsAll(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown function "nope"`)
 	assert.Contains(t, err.Error(), "buffer lost is not in the program")
+}
+
+// A program of many kernels is checked on every core: the errors are the
+// same, in program order, and "read before written" still means written
+// by a kernel earlier in the program.
+func TestVerifyManyKernelsInOrder(t *testing.T) {
+	p := goodProgram()
+	k0, k1 := p.Kernels[0], p.Kernels[1]
+	p.Kernels = nil
+	for range 3000 {
+		p.Kernels = append(p.Kernels, k0, k1)
+	}
+	require.NoError(t, Verify(p))
+	// The reader first, then its writer: only the first reader is early.
+	p.Kernels[0], p.Kernels[1] = k1, k0
+	err := Verify(p)
+	require.Error(t, err)
+	assert.Equal(t, "kernel1: tmp0: buffer buf1 is read before any kernel writes it", err.Error())
+
+	bad := *k1
+	bad.Name = "kernelX"
+	bad.Stages = []*Stage{{Body: []*Instr{{ID: 0, Op: OpCall, Fn: "nope", DType: ir.F32}}}}
+	p.Kernels[2500], p.Kernels[5500] = &bad, &bad
+	err = Verify(p)
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 3, err.Error())
+	assert.Contains(t, lines[0], "kernel1: tmp0")
+	assert.Contains(t, lines[1], "kernelX")
+	assert.Contains(t, lines[2], "kernelX")
 }
