@@ -29,6 +29,16 @@ const (
 	ExpP4      float32 = 1.6666665459e-1
 	ExpP5      float32 = 5.0000001201e-1
 
+	// The lanes' shortcut (ExpF32x8): where every lane's k = round(x·log2 e)
+	// lies in [-124, 126], the clamps change nothing and y·2^k is a normal
+	// float32 (y is within [0.7, 1.42]), so y·2^k1·2^(k-k1) = y·2^k exactly:
+	// one factor instead of two, and no clamps. The test is one add and
+	// one signed compare: k + ExpFastOff wraps [-124, 126] onto
+	// [MinInt32, ExpFastMax]; a NaN or an overflowed conversion
+	// (0x80000000) falls outside.
+	ExpFastOff int32 = 124 + math.MinInt32
+	ExpFastMax int32 = 250 + math.MinInt32
+
 	TanhSmall float32 = 0.625 // below: odd polynomial; above: 1 - 2/(exp(2|x|)+1)
 	TanhP0    float32 = -5.70498872745e-3
 	TanhP1    float32 = 2.06390887954e-2

@@ -10,13 +10,31 @@ import "simd/archsimd"
 // step is the one the scalar step sees).
 
 // ExpF32x8 is ExpF32 on each lane (MulAdd is VFMADD213PS: the lanes need
-// FMA, which SIMD() requires).
+// FMA, which SIMD() requires). Where every lane's k is in the range where
+// the clamps do nothing and one factor 2^k is exact (ExpFastOff), it
+// takes the shortcut: the same bits with 8 operations fewer.
 func ExpF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
+	magic := archsimd.BroadcastFloat32x8(ExpMagic)
+	n := x.MulAdd(archsimd.BroadcastFloat32x8(ExpLog2e), magic).Sub(magic)
+	k := n.ConvertToInt32()
+	bias := archsimd.BroadcastInt32x8(127)
+	if k.Add(archsimd.BroadcastInt32x8(ExpFastOff)).Greater(archsimd.BroadcastInt32x8(ExpFastMax)).ToInt32x8().IsZero() {
+		return expPolyF32x8(x, n).Mul(k.Add(bias).ShiftAllLeft(23).AsFloat32x8())
+	}
 	lo, hi := archsimd.BroadcastFloat32x8(ExpClampLo), archsimd.BroadcastFloat32x8(ExpClampHi)
 	x = lo.Merge(x, x.Less(lo))
 	x = hi.Merge(x, x.Greater(hi))
-	magic := archsimd.BroadcastFloat32x8(ExpMagic)
-	n := x.MulAdd(archsimd.BroadcastFloat32x8(ExpLog2e), magic).Sub(magic)
+	n = x.MulAdd(archsimd.BroadcastFloat32x8(ExpLog2e), magic).Sub(magic)
+	y := expPolyF32x8(x, n)
+	k = n.ConvertToInt32()
+	k1 := k.ShiftAllRight(1)
+	s1 := k1.Add(bias).ShiftAllLeft(23).AsFloat32x8()
+	s2 := k.Sub(k1).Add(bias).ShiftAllLeft(23).AsFloat32x8()
+	return y.Mul(s1).Mul(s2)
+}
+
+// expPolyF32x8 is e^r for r = x - n·ln 2, ExpF32's polynomial.
+func expPolyF32x8(x, n archsimd.Float32x8) archsimd.Float32x8 {
 	r := n.MulAdd(archsimd.BroadcastFloat32x8(-ExpC1), x)
 	r = n.MulAdd(archsimd.BroadcastFloat32x8(-ExpC2), r)
 	z := r.Mul(r)
@@ -25,13 +43,7 @@ func ExpF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
 	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP3))
 	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP4))
 	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP5))
-	y = y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x8(1))
-	bias := archsimd.BroadcastInt32x8(127)
-	k := n.ConvertToInt32()
-	k1 := k.ShiftAllRight(1)
-	s1 := k1.Add(bias).ShiftAllLeft(23).AsFloat32x8()
-	s2 := k.Sub(k1).Add(bias).ShiftAllLeft(23).AsFloat32x8()
-	return y.Mul(s1).Mul(s2)
+	return y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x8(1))
 }
 
 // TanhF32x8 is TanhF32 on each lane: both branches, merged.

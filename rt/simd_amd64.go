@@ -66,3 +66,37 @@ func MinF32x8(x, y archsimd.Float32x8) archsimd.Float32x8 {
 func MaxF32x8(x, y archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
 	return NegF32x8(MinF32x8(NegF32x8(x, sign), NegF32x8(y, sign)), sign)
 }
+
+// Transpose8x8 writes the transpose of the 8×8 block whose row j is
+// src[j*stride:][:8] into dst: dst[8k+j] = src[j*stride+k]. A generated
+// tile loop (codegen/golang/simd_tile.go) reads a transposed operand
+// (x.t() added to a row-major tensor) this way: eight row loads and 24
+// shuffles for 64 elements, as Inductor's transpose_mxn, instead of 64
+// strided scalar loads.
+func Transpose8x8(src []float32, stride int, dst *[64]float32) {
+	_ = src[7*stride+7]
+	row := func(j int) archsimd.Int32x8 {
+		return archsimd.LoadFloat32x8((*[8]float32)(src[j*stride : j*stride+8])).AsInt32x8()
+	}
+	r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
+	// Pairs of rows interleaved by 32 bits, then by 64 bits: each
+	// 128-bit half then holds four rows of one column.
+	t0, t1 := r0.InterleaveLoGrouped(r1).AsInt64x4(), r0.InterleaveHiGrouped(r1).AsInt64x4()
+	t2, t3 := r2.InterleaveLoGrouped(r3).AsInt64x4(), r2.InterleaveHiGrouped(r3).AsInt64x4()
+	t4, t5 := r4.InterleaveLoGrouped(r5).AsInt64x4(), r4.InterleaveHiGrouped(r5).AsInt64x4()
+	t6, t7 := r6.InterleaveLoGrouped(r7).AsInt64x4(), r6.InterleaveHiGrouped(r7).AsInt64x4()
+	s0, s1 := t0.InterleaveLoGrouped(t2).AsFloat32x8(), t0.InterleaveHiGrouped(t2).AsFloat32x8()
+	s2, s3 := t1.InterleaveLoGrouped(t3).AsFloat32x8(), t1.InterleaveHiGrouped(t3).AsFloat32x8()
+	s4, s5 := t4.InterleaveLoGrouped(t6).AsFloat32x8(), t4.InterleaveHiGrouped(t6).AsFloat32x8()
+	s6, s7 := t5.InterleaveLoGrouped(t7).AsFloat32x8(), t5.InterleaveHiGrouped(t7).AsFloat32x8()
+	// Columns k and k+4 are the low and high halves of s_k (rows 0-3)
+	// and s_(k+4) (rows 4-7).
+	s0.Select128FromPair(0, 2, s4).Store((*[8]float32)(dst[0:8]))
+	s1.Select128FromPair(0, 2, s5).Store((*[8]float32)(dst[8:16]))
+	s2.Select128FromPair(0, 2, s6).Store((*[8]float32)(dst[16:24]))
+	s3.Select128FromPair(0, 2, s7).Store((*[8]float32)(dst[24:32]))
+	s0.Select128FromPair(1, 3, s4).Store((*[8]float32)(dst[32:40]))
+	s1.Select128FromPair(1, 3, s5).Store((*[8]float32)(dst[40:48]))
+	s2.Select128FromPair(1, 3, s6).Store((*[8]float32)(dst[48:56]))
+	s3.Select128FromPair(1, 3, s7).Store((*[8]float32)(dst[56:64]))
+}

@@ -128,3 +128,60 @@ func TestFMA32MatchesLanes(t *testing.T) {
 		}
 	}
 }
+
+// TestTranspose8x8: every element lands at its transposed place, for a
+// block inside a wider matrix (the stride is not 8).
+func TestTranspose8x8(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2")
+	}
+	for _, stride := range []int{8, 13, 1024} {
+		src := make([]float32, 7*stride+8)
+		for i := range src {
+			src[i] = float32(i) + 0.5
+		}
+		var dst [64]float32
+		Transpose8x8(src, stride, &dst)
+		for j := range 8 {
+			for k := range 8 {
+				require.Equal(t, src[j*stride+k], dst[8*k+j], "stride %d row %d column %d", stride, j, k)
+			}
+		}
+	}
+}
+
+// TestExpLanesShortcut: ExpF32x8's shortcut (one factor 2^k, no clamps,
+// where every lane's k is in [-124, 126]) gives ExpF32's bits: every
+// float32 around the two ends of that range (blocks of 8 consecutive
+// values, so most blocks take the shortcut and the blocks across an end
+// do not), and a sweep of every 4093rd bit pattern (NaNs, infinities,
+// subnormals).
+func TestExpLanesShortcut(t *testing.T) {
+	if !useSIMD {
+		t.Skip("no AVX2 and FMA")
+	}
+	sign := SignF32x8()
+	check := func(xs *[8]float32) {
+		var got [8]float32
+		ExpF32x8(archsimd.LoadFloat32x8(xs), sign).Store(&got)
+		for j, x := range xs {
+			require.Equal(t, math.Float32bits(ExpF32(x)), math.Float32bits(got[j]), "exp(%v = %08x)", x, math.Float32bits(x))
+		}
+	}
+	var xs [8]float32
+	// Each range is of one sign: its bit patterns are consecutive.
+	for _, r := range [][2]float32{{-85.5, -87.5}, {86.5, 89.5}} {
+		for b := math.Float32bits(r[0]); b <= math.Float32bits(r[1]); b += 8 {
+			for j := range xs {
+				xs[j] = math.Float32frombits(b + uint32(j))
+			}
+			check(&xs)
+		}
+	}
+	for b := uint64(0); b < 1<<32; b += 8 * 4093 {
+		for j := range xs {
+			xs[j] = math.Float32frombits(uint32(b + uint64(j)*4093))
+		}
+		check(&xs)
+	}
+}

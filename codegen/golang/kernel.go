@@ -197,14 +197,27 @@ func (g *kernelGen) emitPointwise() error {
 	}
 	last := len(outer) - 1
 	inner := lowering.OuterVar(last)
+	var used map[string]bool
+	var tile string
+	if last > 0 {
+		used = g.mentioned()
+		var err error
+		if tile, err = g.tileCall(body, used); err != nil {
+			return err
+		}
+	}
 	g.c.line("nIn := int64(%s)", outer[last].Code())
 	g.c.line("total := nIn * int64(%s)", product(outer[:last]).Code())
 	g.forChunks("1")
+	if tile != "" {
+		g.c.line("var tn, trows int64 // columns the tiles ran of each of the rows left in them")
+	}
 	g.c.line("for p := lo; p < hi; {")
 	if last > 0 {
 		g.c.line("row := p / nIn")
 		g.c.line("xs := p - row*nIn")
-		g.emitUnravel("row", outer[:last], g.mentioned())
+		g.emitUnravel("row", outer[:last], used)
+		g.emitTileCall(tile, lowering.OuterVar(last-1), outer[last-1])
 	} else {
 		g.c.line("xs := p")
 	}

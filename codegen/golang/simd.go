@@ -84,7 +84,10 @@ type simdLoop struct {
 	inBody map[*lowering.Instr]bool
 	accs   []string // scalar accumulators the lanes fold into and return
 	folds  code     // after the loop: lanes folded into the accumulators
-	name   string   // the function's name
+	// sfolds are the folds' scalar statements, after the lanes' upper
+	// halves are cleared (see write).
+	sfolds code
+	name   string // the function's name
 	// colIdx and colSteps: column lanes' stepped index variables
 	// (simd_cols.go stepIndices) and their steps.
 	colIdx   map[*lowering.Access]string
@@ -95,8 +98,11 @@ type simdLoop struct {
 	// sfx and idxOff name and place the second of two column groups
 	// that column lanes run together (simd_cols.go): "B" and "+8".
 	sfx, idxOff string
-	pair        bool                       // the body runs two column groups
-	valB        map[*lowering.Instr]string // the second group's values
+	pair        bool // the body runs two column groups
+	// extFast: column lanes' max and min on VMAXPS/VMINPS with a record
+	// of NaNs (simd_cols.go colsStage).
+	extFast bool
+	valB    map[*lowering.Instr]string // the second group's values
 }
 
 // vacc is a vector accumulator of a reduction loop.
@@ -132,7 +138,7 @@ func (l *simdLoop) reduce(in *lowering.Instr) {
 	l.args = append(l.args, acc)
 	l.accs = append(l.accs, acc)
 	start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
-	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", r, start)})
+	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := %s", r, broadcastF32(start))})
 	l.used[r] = true
 	store := func() {
 		l.folds.line("var %s [8]float32", h)
@@ -143,15 +149,15 @@ func (l *simdLoop) reduce(in *lowering.Instr) {
 		store()
 		l.vaccs = append(l.vaccs, vacc{r, "Add"})
 		l.body.line("%s = %s.Add(%s)", r, r, x)
-		l.folds.line("%s = %s + (((%[3]s[0] + %[3]s[1]) + (%[3]s[2] + %[3]s[3])) + ((%[3]s[4] + %[3]s[5]) + (%[3]s[6] + %[3]s[7])))", acc, acc, h)
+		l.sfolds.line("%s = %s + (((%[3]s[0] + %[3]s[1]) + (%[3]s[2] + %[3]s[3])) + ((%[3]s[4] + %[3]s[5]) + (%[3]s[6] + %[3]s[7])))", acc, acc, h)
 	case lowering.ReduceMax:
 		l.extremum(in, r, x, "Max", "0", "0x7fc00000")
 		store()
-		l.folds.line("%s = max(%s, max(max(max(%[3]s[0], %[3]s[1]), max(%[3]s[2], %[3]s[3])), max(max(%[3]s[4], %[3]s[5]), max(%[3]s[6], %[3]s[7]))))", acc, acc, h)
+		l.sfolds.line("%s = max(%s, max(max(max(%[3]s[0], %[3]s[1]), max(%[3]s[2], %[3]s[3])), max(max(%[3]s[4], %[3]s[5]), max(%[3]s[6], %[3]s[7]))))", acc, acc, h)
 	default:
 		l.extremum(in, r, x, "Min", "-0x80000000", "0x7fc00000")
 		store()
-		l.folds.line("%s = min(%s, min(min(min(%[3]s[0], %[3]s[1]), min(%[3]s[2], %[3]s[3])), min(min(%[3]s[4], %[3]s[5]), min(%[3]s[6], %[3]s[7]))))", acc, acc, h)
+		l.sfolds.line("%s = min(%s, min(min(min(%[3]s[0], %[3]s[1]), min(%[3]s[2], %[3]s[3])), min(min(%[3]s[4], %[3]s[5]), min(%[3]s[6], %[3]s[7]))))", acc, acc, h)
 	}
 }
 
@@ -375,7 +381,7 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 		l.reduce(in)
 		return nil
 	case lowering.OpConst:
-		l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, f32Lit(float32(in.Imm.Float)))})
+		l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := %s", name, broadcastF32(f32Lit(float32(in.Imm.Float))))})
 	case lowering.OpCast: // f32 to f32
 		l.body.line("%s := %s", name, l.ref(l.operand(in.Args[0])))
 	case lowering.OpCall:
@@ -535,7 +541,11 @@ func (l *simdLoop) write() {
 	f.WriteString(l.body.String())
 	f.line("}")
 	f.WriteString(l.folds.String())
+	// Before any scalar (SSE) arithmetic: SSE code after 256-bit AVX code
+	// with dirty upper halves costs hundreds of cycles a transition on
+	// this project's machine (measured: a layer norm's row fold).
 	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
+	f.WriteString(l.sfolds.String())
 	f.line("return i%s", ret)
 	f.line("}")
 	f.line("")
@@ -583,6 +593,16 @@ func (l *simdLoop) unrolledBody(f *code) {
 	for _, a := range l.vaccs {
 		f.line("%s = %s.%s(%sB)", a.name, a.name, a.join, a.name)
 	}
+}
+
+// broadcastF32 is the lanes of a float32 literal: +0 as the zero vector
+// (VPXOR; Go materialises a broadcast 0 with a legacy-SSE XORPS, which
+// costs a transition after 256-bit AVX code).
+func broadcastF32(lit string) string {
+	if lit == "0" || lit == "float32(0)" {
+		return "archsimd.Float32x8{}"
+	}
+	return "archsimd.BroadcastFloat32x8(" + lit + ")"
 }
 
 // unrollLines: a pointwise loop body this long (exp, tanh written out)

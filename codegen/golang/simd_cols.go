@@ -193,14 +193,70 @@ func innerContig(idx sym.Expr, st *lowering.Stage) bool {
 	return isConst && c == 1
 }
 
-// colsStage emits one stage on column lanes: its reduction loops around
-// the body, accumulators declared before them.
+// colsStage emits one stage on column lanes. A stage that only takes
+// maxima or minima (softmax's first) runs first on one VMAXPS (VMINPS) a
+// step with a record of NaNs seen: that is Go's max (min) except where a
+// NaN was seen or the result is a zero (whose sign VMAXPS picks by
+// operand order); there the stage runs again on the exact lanes
+// (rt.MaxF32x8, nine operations a step), so every lane keeps the scalar
+// loop's bits.
 func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
+	if !extremaOnly(st) {
+		return l.colsStageOnce(st, v, false)
+	}
+	l.extFast = true
+	err := l.colsStageOnce(st, v, false)
+	l.extFast = false
+	if err != nil {
+		return err
+	}
+	var special []string
+	for _, in := range st.Body {
+		if in.Op == lowering.OpReduce {
+			for _, sfx := range l.groups() {
+				r, q := fmt.Sprintf("r%d", in.ID)+sfx, fmt.Sprintf("q%d", in.ID)+sfx
+				special = append(special, fmt.Sprintf("!%s.IsZero() || !%s.Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", q, r))
+			}
+		}
+	}
+	l.body.line("if %s {", strings.Join(special, " || "))
+	err = l.colsStageOnce(st, v, true)
+	l.body.line("}")
+	return err
+}
+
+// extremaOnly reports a reduction stage whose reductions are all max or
+// min and which stores nothing.
+func extremaOnly(st *lowering.Stage) bool {
+	if len(st.Reduce) == 0 {
+		return false
+	}
+	for _, in := range st.Body {
+		switch {
+		case in.Op == lowering.OpStore:
+			return false
+		case in.Op == lowering.OpReduce && in.Reduce != lowering.ReduceMax && in.Reduce != lowering.ReduceMin:
+			return false
+		}
+	}
+	return true
+}
+
+// colsStageOnce emits the stage's reduction loops around its body,
+// accumulators declared before them (assigned again when redo).
+func (l *simdLoop) colsStageOnce(st *lowering.Stage, v string, redo bool) error {
+	decl := ":="
+	if redo {
+		decl = "="
+	}
 	for _, in := range st.Body {
 		if in.Op == lowering.OpReduce {
 			start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
 			for _, sfx := range l.groups() {
-				l.body.line("%s := archsimd.BroadcastFloat32x8(%s)", fmt.Sprintf("r%d", in.ID)+sfx, start)
+				l.body.line("%s %s %s", fmt.Sprintf("r%d", in.ID)+sfx, decl, broadcastF32(start))
+				if l.extFast {
+					l.body.line("%s := archsimd.BroadcastInt32x8(0)", fmt.Sprintf("q%d", in.ID)+sfx)
+				}
 			}
 		}
 	}
@@ -329,11 +385,20 @@ func (l *simdLoop) colsInstr(in *lowering.Instr, v string) error {
 		switch in.Reduce {
 		case lowering.ReduceSum:
 			l.body.line("%s = %s.Add(%s)", r, r, x)
-		case lowering.ReduceMax:
+		case lowering.ReduceMax, lowering.ReduceMin:
+			if l.extFast { // see colsStage
+				op := map[lowering.ReduceOp]string{lowering.ReduceMax: "Max", lowering.ReduceMin: "Min"}[in.Reduce]
+				q := fmt.Sprintf("q%d", in.ID) + l.sfx
+				l.body.line("%s = %s.%s(%s)", r, r, op, x)
+				l.body.line("%s = %s.Or(%s.IsNaN().ToInt32x8())", q, q, x)
+				break
+			}
+			if in.Reduce == lowering.ReduceMin {
+				l.body.line("%s = rt.MinF32x8(%s, %s)", r, r, x)
+				break
+			}
 			l.sign = true
 			l.body.line("%s = rt.MaxF32x8(%s, %s, sign)", r, r, x)
-		default:
-			l.body.line("%s = rt.MinF32x8(%s, %s)", r, r, x)
 		}
 		l.val[in] = r
 		return nil

@@ -19,32 +19,56 @@ func (l *simdLoop) lanesConst(name, value string) string {
 	return v
 }
 
-// expLanes writes e^x into dst (a new variable) on the lanes.
+// expLanes writes e^x into dst (a new variable) on the lanes: as
+// rt.ExpF32x8, the shortcut where every lane's k is in [-124, 126] (one
+// factor 2^k, no clamps: the same bits), else the whole function.
 func (l *simdLoop) expLanes(dst, x string) {
 	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
-	if !l.used["kBias"] {
-		l.hoist = append(l.hoist, hoisted{"kBias", "kBias := archsimd.BroadcastInt32x8(127)"})
-		l.used["kBias"] = true
+	for _, c := range []string{"Bias", "ExpFastOff", "ExpFastMax"} {
+		if !l.used["k"+c] {
+			v := map[string]string{"Bias": "127"}[c]
+			if v == "" {
+				v = "rt." + c
+			}
+			l.hoist = append(l.hoist, hoisted{"k" + c, fmt.Sprintf("k%s := archsimd.BroadcastInt32x8(%s)", c, v)})
+			l.used["k"+c] = true
+		}
 	}
+	log2e, magic := k("ExpLog2e"), k("ExpMagic")
+	b.line("%sx0 := %s", p, x)
+	b.line("%[1]sn0 := %[1]sx0.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, log2e, magic)
+	b.line("%[1]sk0 := %[1]sn0.ConvertToInt32()", p)
+	b.line("%s := %sx0", dst, p)
+	b.line("if %sk0.Add(kExpFastOff).Greater(kExpFastMax).ToInt32x8().IsZero() {", p)
+	l.expPoly(p, p+"x0", p+"n0")
+	b.line("%s = %sy.Mul(%sk0.Add(kBias).ShiftAllLeft(23).AsFloat32x8())", dst, p, p)
+	b.line("} else {")
 	lo, hi := k("ExpClampLo"), k("ExpClampHi")
-	b.line("%sx := %s", p, x)
-	b.line("%[1]sx = %[2]s.Merge(%[1]sx, %[1]sx.Less(%[2]s))", p, lo)
+	b.line("%[1]sx := %[2]s.Merge(%[1]sx0, %[1]sx0.Less(%[2]s))", p, lo)
 	b.line("%[1]sx = %[2]s.Merge(%[1]sx, %[1]sx.Greater(%[2]s))", p, hi)
-	b.line("%[1]sn := %[1]sx.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, k("ExpLog2e"), k("ExpMagic"))
-	b.line("%sr := %sn.MulAdd(%s, %sx)", p, p, l.lanesConst("NegExpC1", "-rt.ExpC1"), p)
-	b.line("%sr = %sn.MulAdd(%s, %sr)", p, p, l.lanesConst("NegExpC2", "-rt.ExpC2"), p)
+	b.line("%[1]sn := %[1]sx.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, log2e, magic)
+	l.expPoly(p, p+"x", p+"n")
+	b.line("%sk := %sn.ConvertToInt32()", p, p)
+	b.line("%sk1 := %sk.ShiftAllRight(1)", p, p)
+	b.line("%s = %sy.Mul(%sk1.Add(kBias).ShiftAllLeft(23).AsFloat32x8()).Mul(%sk.Sub(%sk1).Add(kBias).ShiftAllLeft(23).AsFloat32x8())",
+		dst, p, p, p, p)
+	b.line("}")
+}
+
+// expPoly writes p+"y" = e^r for r = x - n·ln 2 (rt.ExpF32's polynomial).
+func (l *simdLoop) expPoly(p, x, n string) {
+	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
+	b := &l.body
+	b.line("%sr := %s.MulAdd(%s, %s)", p, n, l.lanesConst("NegExpC1", "-rt.ExpC1"), x)
+	b.line("%sr = %s.MulAdd(%s, %sr)", p, n, l.lanesConst("NegExpC2", "-rt.ExpC2"), p)
 	b.line("%sz := %sr.Mul(%sr)", p, p, p)
 	b.line("%sy := %s.MulAdd(%sr, %s)", p, k("ExpP0"), p, k("ExpP1"))
 	for _, c := range []string{"ExpP2", "ExpP3", "ExpP4", "ExpP5"} {
 		b.line("%sy = %sy.MulAdd(%sr, %s)", p, p, p, k(c))
 	}
 	b.line("%sy = %sy.MulAdd(%sz, %sr).Add(%s)", p, p, p, p, l.lanesConst("One", "1"))
-	b.line("%sk := %sn.ConvertToInt32()", p, p)
-	b.line("%sk1 := %sk.ShiftAllRight(1)", p, p)
-	b.line("%s := %sy.Mul(%sk1.Add(kBias).ShiftAllLeft(23).AsFloat32x8()).Mul(%sk.Sub(%sk1).Add(kBias).ShiftAllLeft(23).AsFloat32x8())",
-		dst, p, p, p, p)
 }
 
 // tanhLanes writes tanh x into dst on the lanes: both of rt.TanhF32's

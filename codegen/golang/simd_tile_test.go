@@ -1,0 +1,85 @@
+package golang
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSIMDTransposedTiles: kernels that read x.t() (stride 19 along the
+// stored dimension) run in 8×8 tiles transposed in registers; the
+// held-out scale_column (an arange viewed, a column scaled through a
+// transposed select, x.t() added: index lanes, an index comparison, the
+// float32 of an index), and a pointwise chain on it with a per-row
+// operand (broadcast once per row), fused into the same kernel. 19
+// rows of 27: two tiles of rows and three rows left, three blocks of
+// columns and three left, so every tail runs on the scalar loop. The
+// SIMD build, the same binary with KILN_SIMD=off, a scalar build and
+// interp give the same bits (interp may pick another NaN). The graph is
+// make_fx's print of (torch 2.15.0):
+//
+//	a = torch.arange(x.numel(), dtype=torch.float32).view(x.shape[1], x.shape[0])
+//	a.transpose(0, 1).select(0, 1).mul_(2)
+//	col = a + x.t()
+//	return col, torch.maximum(col * 2 - b, torch.zeros(())) / (b + 3)
+func TestSIMDTransposedTiles(t *testing.T) {
+	goBin := goTool(t)
+	src := `class f(torch.nn.Module):
+    def forward(self, x_1: "f32[27, 19]", b_1: "f32[19, 1]"):
+        arange: "f32[513]" = torch.ops.aten.arange.default(513, dtype = torch.float32, device = device(type='cpu'), pin_memory = False)
+        view: "f32[19, 27]" = torch.ops.aten.view.default(arange, [19, 27]);  arange = None
+        transpose: "f32[27, 19]" = torch.ops.aten.transpose.int(view, 0, 1)
+        select: "f32[19]" = torch.ops.aten.select.int(transpose, 0, 1);  transpose = None
+        mul_: "f32[19]" = torch.ops.aten.mul_.Tensor(select, 2);  select = mul_ = None
+        t: "f32[19, 27]" = torch.ops.aten.t.default(x_1);  x_1 = None
+        add: "f32[19, 27]" = torch.ops.aten.add.Tensor(view, t);  view = t = None
+        mul: "f32[19, 27]" = torch.ops.aten.mul.Tensor(add, 2)
+        sub: "f32[19, 27]" = torch.ops.aten.sub.Tensor(mul, b_1);  mul = None
+        zeros: "f32[]" = torch.ops.aten.zeros.default([], device = device(type='cpu'), pin_memory = False)
+        maximum: "f32[19, 27]" = torch.ops.aten.maximum.default(sub, zeros);  sub = zeros = None
+        add_1: "f32[19, 1]" = torch.ops.aten.add.Tensor(b_1, 3);  b_1 = None
+        div: "f32[19, 27]" = torch.ops.aten.div.Tensor(maximum, add_1);  maximum = add_1 = None
+        return (add, div)
+`
+	c := fxProgram(t, "simd_ops", src)
+	dir := t.TempDir()
+	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
+	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
+	require.NoError(t, err, "no lanes file:\n%s", c.prog)
+	require.Equal(t, 1, strings.Count(string(lanes), "rt.Transpose8x8("), "the kernel runs in tiles:\n%s", lanes)
+	for _, op := range []string{".ConvertToFloat32()", ".Equal(w", ".Merge(", "kIota1"} {
+		require.Contains(t, string(lanes), op, "lanes:\n%s", lanes)
+	}
+
+	n := len(simdSpecials)
+	x := f32Bits([]int64{27, 19}, func(i int) uint32 {
+		if i%5 == 3 {
+			return simdSpecials[i%n]
+		}
+		return math.Float32bits(float32(math.Sin(float64(i)*0.7) * 9))
+	})
+	b := f32Bits([]int64{19, 1}, func(i int) uint32 { return math.Float32bits(float32(i)*0.75 - 6) })
+	in := t.TempDir()
+	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x_1.npy"), x))
+	require.NoError(t, interp.SaveNPY(filepath.Join(in, "b_1.npy"), b))
+	binDir := t.TempDir()
+	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
+	simd := runVariant(t, simdBin, in, 2)
+	res, err := interp.Run(c.g, []any{x, b}, interp.Options{})
+	require.NoError(t, err)
+	for name, got := range map[string][][]uint32{
+		"simd-off": runVariant(t, simdBin, in, 2, "KILN_SIMD=off"),
+		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 2),
+		"interp":   {bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor))},
+	} {
+		for o := range got {
+			requireSameBits(t, got[o], simd[o], func(int) bool { return name == "interp" }, "output %d: simd vs %s", o, name)
+		}
+	}
+}
