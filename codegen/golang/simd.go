@@ -197,6 +197,35 @@ func (l *simdLoop) ref(in *lowering.Instr) string {
 // simdCall returns the call that runs the inner loop's lanes ("" when the
 // loop stays scalar: no SIMD output, or the loop does not qualify) and
 // the accumulators it returns after the count (a reduction's loop).
+// newSIMDLoop starts lane function name, whose values are body's (the
+// instructions it computes on lanes; more may be added).
+func (g *kernelGen) newSIMDLoop(name string, body []*lowering.Instr) *simdLoop {
+	l := &simdLoop{g: g, name: name, val: map[*lowering.Instr]string{}, used: map[string]bool{},
+		inBody: make(map[*lowering.Instr]bool, len(body))}
+	for _, in := range body {
+		l.inBody[in] = true
+	}
+	return l
+}
+
+// newAVX2Loop starts an 8-lane version of a pointwise inner loop over the
+// contiguous views contig (its parameters). A kernel's lane functions are
+// numbered in program order: kernelN_AVX2, kernelN_AVX2_1, ...
+func (g *kernelGen) newAVX2Loop(body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) *simdLoop {
+	name := g.k.Name + "AVX2"
+	if g.lanes > 0 {
+		name += fmt.Sprintf("_%d", g.lanes)
+	}
+	g.lanes++
+	l := g.newSIMDLoop(name, body)
+	l.acc, l.contig = acc, contig
+	for _, s := range contig {
+		l.params = append(l.params, s+" []float32")
+		l.args = append(l.args, s)
+	}
+	return l
+}
+
 func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]loopAccess, contig []string) (string, []string, error) {
 	if g.simd == nil || g.k.Serial || len(contig) == 0 {
 		return "", nil, nil
@@ -205,19 +234,7 @@ func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]lo
 		g.c.line("// scalar only: %s", why)
 		return "", nil, nil
 	}
-	l := &simdLoop{g: g, acc: acc, contig: contig, val: map[*lowering.Instr]string{}, used: map[string]bool{},
-		inBody: map[*lowering.Instr]bool{}, name: g.k.Name + "AVX2"}
-	if g.lanes > 0 {
-		l.name += fmt.Sprintf("_%d", g.lanes)
-	}
-	g.lanes++
-	for _, in := range body {
-		l.inBody[in] = true
-	}
-	for _, s := range contig {
-		l.params = append(l.params, s+" []float32")
-		l.args = append(l.args, s)
-	}
+	l := g.newAVX2Loop(body, acc, contig)
 	for _, in := range body {
 		if err := l.instr(in); err != nil {
 			return "", nil, fmt.Errorf("simd tmp%d: %w", in.ID, err)

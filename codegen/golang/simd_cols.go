@@ -32,11 +32,7 @@ func (g *kernelGen) colsCall(used map[string]bool) (string, error) {
 	if why := g.colsReject(v); why != "" {
 		return "", nil
 	}
-	l := &simdLoop{g: g, val: map[*lowering.Instr]string{}, used: map[string]bool{}, inBody: map[*lowering.Instr]bool{},
-		name: k.Name + "Cols"}
-	for _, in := range g.instrs() {
-		l.inBody[in] = true
-	}
+	l := g.newSIMDLoop(k.Name+"Cols", g.instrs())
 	var views []string
 	for _, in := range g.instrs() {
 		if in.Access != nil && !slices.Contains(views, viewName(in.Access)) {

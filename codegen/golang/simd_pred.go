@@ -190,19 +190,7 @@ func (g *kernelGen) predCall(p *predPlan, v, start string, body []*lowering.Inst
 	if !any {
 		return "", nil
 	}
-	l := &simdLoop{g: g, acc: acc, contig: contig, val: map[*lowering.Instr]string{}, used: map[string]bool{},
-		inBody: map[*lowering.Instr]bool{}, name: g.k.Name + "AVX2"}
-	if g.lanes > 0 {
-		l.name += fmt.Sprintf("_%d", g.lanes)
-	}
-	g.lanes++
-	for _, in := range body {
-		l.inBody[in] = true
-	}
-	for _, s := range contig {
-		l.params = append(l.params, s+" []float32")
-		l.args = append(l.args, s)
-	}
+	l := g.newAVX2Loop(body, acc, contig)
 	bodies := make([]string, len(variants))
 	for mask, vb := range variants {
 		if vb == nil {

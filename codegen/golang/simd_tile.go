@@ -55,8 +55,7 @@ func (g *kernelGen) tileCall(body []*lowering.Instr, used map[string]bool) (stri
 	if g.simd == nil || k.Serial || len(k.Outer) < 2 || !hasTransposed(body, len(k.Outer)) {
 		return "", nil
 	}
-	t := &tileLoop{simdLoop: &simdLoop{g: g, val: map[*lowering.Instr]string{}, used: map[string]bool{},
-		inBody: map[*lowering.Instr]bool{}, name: k.Name + "Tile"},
+	t := &tileLoop{simdLoop: g.newSIMDLoop(k.Name+"Tile", nil), // plan adds the values it puts on lanes
 		v: lowering.OuterVar(len(k.Outer) - 1), u: lowering.OuterVar(len(k.Outer) - 2),
 		level: map[*lowering.Instr]int{}, trans: map[*lowering.Access]string{}, stride: map[*lowering.Access]int64{},
 		ints: map[*lowering.Instr]bool{}, asInt: map[*lowering.Instr]*lowering.Instr{}}
