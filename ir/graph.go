@@ -173,11 +173,11 @@ func (g *Graph) AddInput(name string, t Type, pos diag.Pos) *Value {
 // NewNode creates a node with nres results. The node is not placed in the
 // graph; use Append or InsertBefore.
 func (g *Graph) NewNode(name, target string, form CallForm, args []Arg, kwargs []Kwarg, nres int) *Node {
-	n := g.slab.node()
+	n := g.slab.nodes.One()
 	*n = Node{ID: g.nextNode, Name: name, Target: target, Form: form, Args: args, Kwargs: kwargs, graph: g}
 	g.nextNode++
 	if nres > 0 {
-		n.Results = g.slab.results(nres)
+		n.Results = g.slab.results.Take(nres)[:0] // AddResult appends them
 	}
 	for i := 0; i < nres; i++ {
 		n.AddResult("")
@@ -191,7 +191,7 @@ func (g *Graph) NewNode(name, target string, form CallForm, args []Arg, kwargs [
 // AddResult appends a result value to n.
 func (n *Node) AddResult(name string) *Value {
 	g := n.graph
-	v := g.slab.value()
+	v := g.slab.values.One()
 	*v = Value{ID: g.nextValue, Name: name, Def: n, Index: len(n.Results), Pos: n.Pos}
 	g.nextValue++
 	n.Results = append(n.Results, v)

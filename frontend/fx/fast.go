@@ -33,7 +33,7 @@ func (gb *graphBuilder) fastOpCall(l *logical, t target, rhs span) (bool, error)
 	// The arguments go straight into the free part of the graph's argument
 	// chunk (nothing else cuts from it meanwhile); past its end, append
 	// moves them to a buffer of their own.
-	args, kwargs := gb.argChunk[:0], gb.fastKwargs[:0]
+	args, kwargs := gb.args.Spare(), gb.fastKwargs[:0]
 	defer func() { gb.fastKwargs = kwargs[:0] }()
 	i = skipBlanks(s, i+1)
 	for {
@@ -74,13 +74,13 @@ func (gb *graphBuilder) fastOpCall(l *logical, t target, rhs span) (bool, error)
 		return false, nil // `f(x)[0]`, `f(x).y`, `f(x) + 1`: the general path
 	}
 	var argList []ir.Arg
-	if n := len(args); n > 0 && cap(args) == len(gb.argChunk) && n <= argChunkMax/8 {
-		argList, gb.argChunk = gb.argChunk[:n:n], gb.argChunk[n:] // written in place
+	if n := len(args); cap(args) == cap(gb.args.Spare()) && gb.args.Shared(n) {
+		argList = gb.args.Take(n) // written in place
 	} else {
-		argList = gb.newArgs(n)
+		argList = gb.args.Take(n)
 		copy(argList, args)
 	}
-	kwList := gb.newKwargs(len(kwargs))
+	kwList := gb.kwargs.Take(len(kwargs))
 	copy(kwList, kwargs)
 	node, err := gb.opNode(l, &pyExpr{col: rhs.off + start}, t.name, callee, argList, kwList)
 	if err != nil {

@@ -25,10 +25,10 @@ type graphBuilder struct {
 	// Buffers reused from statement to statement.
 	spans     []span
 	targetBuf []target
-	// Chunks the graph's argument lists are cut from (newArgs).
-	argChunk               []ir.Arg
-	kwargChunk             []ir.Kwarg
-	argChunkN, kwargChunkN int
+	// Chunks the graph's argument lists are cut from: a node's arguments
+	// are a few small lists, and a large graph has millions of them.
+	args   ir.Chunks[ir.Arg]
+	kwargs ir.Chunks[ir.Kwarg]
 	// fastOpCall's keyword argument buffer.
 	fastKwargs []ir.Kwarg
 }

@@ -85,7 +85,7 @@ func builtinOperator(callee string) (string, bool) {
 }
 
 func (gb *graphBuilder) callArgs(l *logical, e *pyExpr) ([]ir.Arg, []ir.Kwarg, error) {
-	args := gb.newArgs(len(e.elems))
+	args := gb.args.Take(len(e.elems))
 	for i, x := range e.elems {
 		a, err := gb.toArg(l, x)
 		if err != nil {
@@ -93,7 +93,7 @@ func (gb *graphBuilder) callArgs(l *logical, e *pyExpr) ([]ir.Arg, []ir.Kwarg, e
 		}
 		args[i] = a
 	}
-	kwargs := gb.newKwargs(len(e.kwargs))
+	kwargs := gb.kwargs.Take(len(e.kwargs))
 	for i, kw := range e.kwargs {
 		a, err := gb.toArg(l, kw.val)
 		if err != nil {
@@ -202,36 +202,3 @@ func (gb *graphBuilder) add(l *logical, e *pyExpr, name, target string, form ir.
 	}
 	return gb.g.Append(n)
 }
-
-// newArgs returns n zero arguments from a chunk the graph's nodes share:
-// a node's arguments are a few small lists, and a large graph would make
-// millions of them one by one. The list's capacity is n, so appending to
-// it reallocates rather than overwrite a neighbour.
-func (gb *graphBuilder) newArgs(n int) []ir.Arg {
-	if n == 0 || n > argChunkMax/8 {
-		return make([]ir.Arg, n)
-	}
-	if len(gb.argChunk) < n {
-		gb.argChunkN = min(max(2*gb.argChunkN, 16), argChunkMax)
-		gb.argChunk = make([]ir.Arg, gb.argChunkN)
-	}
-	a := gb.argChunk[:n:n]
-	gb.argChunk = gb.argChunk[n:]
-	return a
-}
-
-// newKwargs is newArgs for keyword arguments.
-func (gb *graphBuilder) newKwargs(n int) []ir.Kwarg {
-	if n == 0 || n > argChunkMax/8 {
-		return make([]ir.Kwarg, n)
-	}
-	if len(gb.kwargChunk) < n {
-		gb.kwargChunkN = min(max(2*gb.kwargChunkN, 16), argChunkMax)
-		gb.kwargChunk = make([]ir.Kwarg, gb.kwargChunkN)
-	}
-	k := gb.kwargChunk[:n:n]
-	gb.kwargChunk = gb.kwargChunk[n:]
-	return k
-}
-
-const argChunkMax = 1024

@@ -582,7 +582,7 @@ func (gb *graphBuilder) seqArg(l *logical, e *pyExpr) (ir.Arg, error) {
 			return ir.TupleArg(elems...), nil
 		}
 	}
-	elems := gb.newArgs(len(e.elems))
+	elems := gb.args.Take(len(e.elems))
 	for i, x := range e.elems {
 		a, err := gb.toArg(l, x)
 		if err != nil {
