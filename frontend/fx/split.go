@@ -16,7 +16,22 @@ func splitTopInto(out []span, s string, sep byte) []span {
 	if strings.IndexByte(s, sep) < 0 {
 		return append(out, span{s, 0})
 	}
-	depth, start := 0, 0
+	start := 0
+	eachTopLevel(s, func(i int) bool {
+		if s[i] == sep {
+			out = append(out, span{s[start:i], start})
+			start = i + 1
+		}
+		return true
+	})
+	return append(out, span{s[start:], start})
+}
+
+// eachTopLevel calls f with the offset of each byte of s that is code (not
+// in a string) outside every bracket, the brackets themselves excluded,
+// until f returns false.
+func eachTopLevel(s string, f func(i int) bool) {
+	depth := 0
 	codeRuns(s, func(off int, run string) bool {
 		for j := 0; j < len(run); j++ {
 			switch c := run[j]; {
@@ -24,15 +39,12 @@ func splitTopInto(out []span, s string, sep byte) []span {
 				depth++
 			case isClose(c):
 				depth--
-			case c == sep && depth == 0:
-				i := off + j
-				out = append(out, span{s[start:i], start})
-				start = i + 1
+			case depth == 0 && !f(off+j):
+				return false
 			}
 		}
 		return true
 	})
-	return append(out, span{s[start:], start})
 }
 
 // isAssignAt says whether the '=' at s[i] assigns: not part of ==, <=,
@@ -54,22 +66,14 @@ func findAssign(s string) int {
 	if strings.IndexByte(s, '=') < 0 {
 		return -1
 	}
-	depth, found := 0, -1
-	codeRuns(s, func(off int, run string) bool {
-		for j := 0; j < len(run); j++ {
-			switch c := run[j]; {
-			case isOpen(c):
-				depth++
-			case isClose(c):
-				depth--
-			case c == '#' && depth == 0:
-				return false
-			case c == '=' && depth == 0:
-				if i := off + j; isAssignAt(s, i) {
-					found = i
-					return false
-				}
-			}
+	found := -1
+	eachTopLevel(s, func(i int) bool {
+		switch {
+		case s[i] == '#':
+			return false
+		case s[i] == '=' && isAssignAt(s, i):
+			found = i
+			return false
 		}
 		return true
 	})
