@@ -2,13 +2,11 @@ package golang
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kiln-compiler/kiln/interp"
-	"github.com/kiln-compiler/kiln/lowering"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,15 +32,11 @@ func TestSIMDIndexPredicate(t *testing.T) {
         biased: "f32[5, 45][45, 1]cpu" = torch.ops.aten.add.Tensor(slice_scatter, b)
         return (slice_scatter, select_scatter, biased)
 `
-	c := fxProgram(t, "simd_ops", src)
-	dir := t.TempDir()
-	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
-	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
-	require.NoError(t, err, "no lanes file:\n%s", c.prog)
+	c, dir, lanes := simdModule(t, src)
 	// Fused into one kernel: a case per pair of conditions, the blocks
 	// outside both copying x on lanes.
-	require.Contains(t, string(lanes), "break lanes // a condition changes inside the block", "the scatters run on lanes:\n%s", lanes)
-	require.Equal(t, 4, strings.Count(string(lanes), "\tcase "), "four cases:\n%s", lanes)
+	require.Contains(t, lanes, "break lanes // a condition changes inside the block", "the scatters run on lanes:\n%s", lanes)
+	require.Equal(t, 4, strings.Count(lanes, "\tcase "), "four cases:\n%s", lanes)
 
 	n := len(simdSpecials)
 	x := f32Bits([]int64{5, 45}, func(i int) uint32 {
@@ -57,16 +51,11 @@ func TestSIMDIndexPredicate(t *testing.T) {
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "y.npy"), y))
 	b := f32Bits([]int64{5, 1}, func(i int) uint32 { return math.Float32bits(float32(i) - 1.5) })
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "b.npy"), b))
-	binDir := t.TempDir()
-	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	simd := runVariant(t, simdBin, in, 3)
+	simd, variants := simdVariants(t, goBin, dir, in, 3)
 	res, err := interp.Run(c.g, []any{x, y, b}, interp.Options{})
 	require.NoError(t, err)
-	for name, got := range map[string][][]uint32{
-		"simd-off": runVariant(t, simdBin, in, 3, "KILN_SIMD=off"),
-		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 3),
-		"interp":   {bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor)), bitsOf(res.Outputs[2].(*interp.Tensor))},
-	} {
+	variants["interp"] = [][]uint32{bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor)), bitsOf(res.Outputs[2].(*interp.Tensor))}
+	for name, got := range variants {
 		for o := range got {
 			// interp may return another NaN for 2·NaN; copies keep bits
 			requireSameBits(t, got[o], simd[o], func(int) bool { return name == "interp" }, "output %d: simd vs %s", o, name)

@@ -134,6 +134,30 @@ func buildVariant(t *testing.T, goBin, dir, bin string, env ...string) string {
 	return bin
 }
 
+// simdModule lowers graph src as simd_ops, writes it as a module in a
+// temporary folder and returns the case, the folder and its lanes file.
+func simdModule(t *testing.T, src string) (fxCase, string, string) {
+	c := fxProgram(t, "simd_ops", src)
+	dir := t.TempDir()
+	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
+	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
+	require.NoError(t, err, "no lanes file:\n%s", c.prog)
+	return c, dir, string(lanes)
+}
+
+// simdVariants builds the module in dir with and without
+// GOEXPERIMENT=simd and runs it on the inputs in: the SIMD build's n
+// outputs, and, by name, those of the same binary with KILN_SIMD=off
+// ("simd-off") and of the scalar build ("scalar").
+func simdVariants(t *testing.T, goBin, dir, in string, n int) ([][]uint32, map[string][][]uint32) {
+	binDir := t.TempDir()
+	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
+	return runVariant(t, simdBin, in, n), map[string][][]uint32{
+		"simd-off": runVariant(t, simdBin, in, n, "KILN_SIMD=off"),
+		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, n),
+	}
+}
+
 // runVariant runs one binary and returns its outputs' bits.
 func runVariant(t *testing.T, bin, in string, n int, env ...string) [][]uint32 {
 	out := t.TempDir()
@@ -158,18 +182,14 @@ func runVariant(t *testing.T, bin, in string, n int, env ...string) [][]uint32 {
 func TestSIMDBitExact(t *testing.T) {
 	goBin := goTool(t)
 	src, outputs := simdGraph()
-	c := fxProgram(t, "simd_ops", src)
-	dir := t.TempDir()
-	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
-	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
-	require.NoError(t, err, "no lanes file:\n%s", c.prog)
+	c, dir, lanes := simdModule(t, src)
 	main, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops.go"))
 	require.NoError(t, err)
 	require.NotContains(t, string(main), "scalar only", "every kernel of this graph qualifies")
 	for _, op := range []string{".Add(", ".Sub(", ".Mul(", ".Div(", "rt.NegF32x8(", "rt.AbsF32x8(", "rt.MaxF32x8(",
 		"rt.MinF32x8(", ".Merge(", ".Equal(", ".NotEqual(", ".Less(", ".LessEqual(", ".Greater(", ".GreaterEqual(",
 		"archsimd.BroadcastFloat32x8(s", "rt.MinF32x8(rt.NegF32x8(", ".ConvertToInt32(", "rt.AbsF32x8(v"} {
-		assert.Contains(t, string(lanes), op, "lane operation %s is exercised", op)
+		assert.Contains(t, lanes, op, "lane operation %s is exercised", op)
 	}
 
 	n := len(simdSpecials)
@@ -351,15 +371,11 @@ func TestSIMDColumns(t *testing.T) {
         amax: "f32[3, 21][21, 1]cpu" = torch.ops.aten.amax.default(x, [1])
         return (sum_1, soft, amax)
 `
-	c := fxProgram(t, "simd_ops", src)
-	dir := t.TempDir()
-	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
-	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
-	require.NoError(t, err, "no lanes file:\n%s", c.prog)
-	require.Contains(t, string(lanes), "Cols(v", "the reductions run on column lanes:\n%s", lanes)
-	require.Regexp(t, `r\d+ = rt.MaxF32x8\(r\d+, `, string(lanes), "a max on column lanes")
-	require.Regexp(t, `r\d+ = r\d+.Max\(v\d+\)\n\s*q\d+ = q\d+.Or\(`, string(lanes), "a max on VMAXPS with a record of NaNs, then")
-	require.Regexp(t, `r\d+ = r\d+.Add\(`, string(lanes), "a sum on column lanes")
+	c, dir, lanes := simdModule(t, src)
+	require.Contains(t, lanes, "Cols(v", "the reductions run on column lanes:\n%s", lanes)
+	require.Regexp(t, `r\d+ = rt.MaxF32x8\(r\d+, `, lanes, "a max on column lanes")
+	require.Regexp(t, `r\d+ = r\d+.Max\(v\d+\)\n\s*q\d+ = q\d+.Or\(`, lanes, "a max on VMAXPS with a record of NaNs, then")
+	require.Regexp(t, `r\d+ = r\d+.Add\(`, lanes, "a sum on column lanes")
 
 	shape := []int64{3, 6, 21}
 	// Specials (NaNs among them) in the first of the three batches; the
@@ -372,13 +388,8 @@ func TestSIMDColumns(t *testing.T) {
 	})
 	in := t.TempDir()
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x.npy"), x))
-	binDir := t.TempDir()
-	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	simd := runVariant(t, simdBin, in, 3)
-	for name, got := range map[string][][]uint32{
-		"simd-off": runVariant(t, simdBin, in, 3, "KILN_SIMD=off"),
-		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 3),
-	} {
+	simd, others := simdVariants(t, goBin, dir, in, 3)
+	for name, got := range others {
 		for o := range got {
 			requireSameBits(t, got[o], simd[o], func(int) bool { return false }, "simd vs %s, output %d", name, o)
 		}
@@ -396,7 +407,7 @@ func TestSIMDColumns(t *testing.T) {
 	symLanes, err := os.ReadFile(filepath.Join(symDir, "graphs", "simd_sym", "simd_sym_simd.go"))
 	require.NoError(t, err, "no lanes file:\n%s", sym.prog)
 	require.Contains(t, string(symLanes), "s0 int64, x0 int64")
-	buildVariant(t, goBin, symDir, filepath.Join(binDir, "sym"), "GOEXPERIMENT=simd")
+	buildVariant(t, goBin, symDir, filepath.Join(t.TempDir(), "sym"), "GOEXPERIMENT=simd")
 
 	res, err := interp.Run(c.g, []any{x}, interp.Options{})
 	require.NoError(t, err)

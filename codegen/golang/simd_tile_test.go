@@ -2,13 +2,11 @@ package golang
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kiln-compiler/kiln/interp"
-	"github.com/kiln-compiler/kiln/lowering"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,14 +45,10 @@ func TestSIMDTransposedTiles(t *testing.T) {
         div: "f32[19, 27]" = torch.ops.aten.div.Tensor(maximum, add_1);  maximum = add_1 = None
         return (add, div)
 `
-	c := fxProgram(t, "simd_ops", src)
-	dir := t.TempDir()
-	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
-	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
-	require.NoError(t, err, "no lanes file:\n%s", c.prog)
-	require.Equal(t, 1, strings.Count(string(lanes), "rt.Transpose8x8("), "the kernel runs in tiles:\n%s", lanes)
+	c, dir, lanes := simdModule(t, src)
+	require.Equal(t, 1, strings.Count(lanes, "rt.Transpose8x8("), "the kernel runs in tiles:\n%s", lanes)
 	for _, op := range []string{".ConvertToFloat32()", ".Equal(w", ".Merge(", "kIota1"} {
-		require.Contains(t, string(lanes), op, "lanes:\n%s", lanes)
+		require.Contains(t, lanes, op, "lanes:\n%s", lanes)
 	}
 
 	n := len(simdSpecials)
@@ -68,16 +62,11 @@ func TestSIMDTransposedTiles(t *testing.T) {
 	in := t.TempDir()
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x_1.npy"), x))
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "b_1.npy"), b))
-	binDir := t.TempDir()
-	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	simd := runVariant(t, simdBin, in, 2)
+	simd, variants := simdVariants(t, goBin, dir, in, 2)
 	res, err := interp.Run(c.g, []any{x, b}, interp.Options{})
 	require.NoError(t, err)
-	for name, got := range map[string][][]uint32{
-		"simd-off": runVariant(t, simdBin, in, 2, "KILN_SIMD=off"),
-		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 2),
-		"interp":   {bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor))},
-	} {
+	variants["interp"] = [][]uint32{bitsOf(res.Outputs[0].(*interp.Tensor)), bitsOf(res.Outputs[1].(*interp.Tensor))}
+	for name, got := range variants {
 		for o := range got {
 			requireSameBits(t, got[o], simd[o], func(int) bool { return name == "interp" }, "output %d: simd vs %s", o, name)
 		}

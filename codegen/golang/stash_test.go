@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kiln-compiler/kiln/interp"
-	"github.com/kiln-compiler/kiln/lowering"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,24 +29,20 @@ func TestStashAndRowExtrema(t *testing.T) {
         amin: "f32[6][1]cpu" = torch.ops.aten.amin.default(x, [1])
         return (soft, amax, amin)
 `
-	c := fxProgram(t, "simd_ops", src)
-	dir := t.TempDir()
-	require.NoError(t, WriteModule(dir, "kilngen", []*lowering.Program{c.prog}))
+	c, dir, lanes := simdModule(t, src)
 	main, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops.go"))
 	require.NoError(t, err)
 	require.Equal(t, 1, strings.Count(string(main), "rt.ExpF32("), "softmax's scalar loops compute exp once:\n%s", main)
 	require.Contains(t, string(main), "rt.AllocBuffer(16 * int64(45) * 4)", "a stash for a row of 45 (16 rows for column lanes)")
-	lanes, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops_simd.go"))
-	require.NoError(t, err)
 	withExp := 0
-	for _, fn := range strings.Split(string(lanes), "\nfunc ")[1:] {
+	for _, fn := range strings.Split(lanes, "\nfunc ")[1:] {
 		if strings.Contains(fn, ".ConvertToInt32()") {
 			withExp++
 		}
 	}
 	require.Equal(t, 1, withExp, "one lane loop computes exp (the sum's):\n%s", lanes)
-	require.Regexp(t, `r\d+ = r\d+\.Max\(`, string(lanes))
-	require.Regexp(t, `r\d+ = r\d+\.Min\(`, string(lanes))
+	require.Regexp(t, `r\d+ = r\d+\.Max\(`, lanes)
+	require.Regexp(t, `r\d+ = r\d+\.Min\(`, lanes)
 
 	const rows, cols = 6, 45
 	vals := make([]float32, rows*cols)
@@ -73,18 +68,12 @@ func TestStashAndRowExtrema(t *testing.T) {
 	x := f32Bits([]int64{rows, cols}, func(i int) uint32 { return math.Float32bits(vals[i]) })
 	in := t.TempDir()
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x.npy"), x))
-	binDir := t.TempDir()
-	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	simd := runVariant(t, simdBin, in, 3)
+	simd, variants := simdVariants(t, goBin, dir, in, 3)
 	res, err := interp.Run(c.g, []any{x}, interp.Options{})
 	require.NoError(t, err)
-	scalarOff := runVariant(t, simdBin, in, 3, "KILN_SIMD=off")
-	for name, got := range map[string][][]uint32{
-		"simd-off": scalarOff,
-		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, 3),
-	} {
+	for name, got := range variants {
 		if name == "scalar" { // the lanes' sums add in another order
-			requireSameBits(t, got[0], scalarOff[0], func(int) bool { return false }, "softmax: scalar vs simd-off")
+			requireSameBits(t, got[0], variants["simd-off"][0], func(int) bool { return false }, "softmax: scalar vs simd-off")
 		}
 		for o := 1; o < 3; o++ {
 			requireSameBits(t, got[o], simd[o], func(int) bool { return true }, "output %d: simd vs %s", o, name)
