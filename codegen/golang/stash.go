@@ -178,16 +178,13 @@ func flatReduceIndex(sizes []sym.Expr) sym.Expr {
 	return flat
 }
 
-// stashDType is the view function for a stashed value's dtype; "" for
-// dtypes not stashed.
+// stashDType is the view function for a stashed value's dtype (dtInfos'),
+// "" for dtypes not stashed: only the two float registers are.
 func stashDType(dt ir.DType) string {
-	switch dt {
-	case ir.F32:
-		return "rt.F32s"
-	case ir.F64:
-		return "rt.F64s"
+	if dt != ir.F32 && dt != ir.F64 {
+		return ""
 	}
-	return ""
+	return dtInfos[dt].view
 }
 
 // hasCostlyCall says whether s computes any function that is not cheap
