@@ -83,12 +83,8 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				stack := ""
-				if from > 0 {
-					stack = g.Nodes[from-1].Stack
-				}
 				parts[k].Grow(size + size/8)
-				g.writeNodes(&parts[k], from, to, stack, rel, nil)
+				g.writeRange(&parts[k], from, to, rel)
 			}()
 		}
 		wg.Wait()
@@ -125,12 +121,8 @@ func (g *Graph) write(b *textBuf) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stack := ""
-			if lo > 0 {
-				stack = g.Nodes[lo-1].Stack
-			}
 			parts[w].Grow((hi - lo) * printedBytesPerNode)
-			g.writeNodes(&parts[w], lo, hi, stack, releases, nil)
+			g.writeRange(&parts[w], lo, hi, releases)
 		}()
 	}
 	wg.Wait()
@@ -151,6 +143,16 @@ func (g *Graph) write(b *textBuf) {
 // traced transformers): each core's buffer starts that big, so that it
 // grows once or not at all instead of doubling from nothing.
 const printedBytesPerNode = 160
+
+// writeRange prints nodes lo..hi-1 on their own, as a core's share of a
+// parallel print: it knows the stack comment before lo.
+func (g *Graph) writeRange(b *textBuf, lo, hi int, releases *releaseLists) {
+	stack := ""
+	if lo > 0 {
+		stack = g.Nodes[lo-1].Stack
+	}
+	g.writeNodes(b, lo, hi, stack, releases, nil)
+}
 
 // parallelPrintChunk is the fewest nodes worth a goroutine of their own.
 const parallelPrintChunk = 20000
