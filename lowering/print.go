@@ -3,11 +3,9 @@ package lowering
 import (
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -49,26 +47,20 @@ func (p *Program) String() string {
 // text is the same, and a large program (three prints per compile, tens of
 // MB each) is not printed on one core through a doubling builder.
 func writeKernels(b *strings.Builder, kernels []*Kernel) {
-	workers := min(runtime.GOMAXPROCS(0), len(kernels)/parallelPrintKernels)
-	if workers < 2 {
-		for _, k := range kernels {
-			b.WriteString("\n")
-			writeKernel(b, k)
+	parts := make([]strings.Builder, chunks(len(kernels)))
+	inChunks(len(kernels), func(w, lo, hi int) {
+		out := b
+		if len(parts) > 1 {
+			out = &parts[w]
 		}
+		for _, k := range kernels[lo:hi] {
+			out.WriteString("\n")
+			writeKernel(out, k)
+		}
+	})
+	if len(parts) < 2 {
 		return
 	}
-	parts := make([]strings.Builder, workers)
-	var wg sync.WaitGroup
-	for w := range parts {
-		chunk := kernels[len(kernels)*w/workers : len(kernels)*(w+1)/workers]
-		wg.Go(func() {
-			for _, k := range chunk {
-				parts[w].WriteString("\n")
-				writeKernel(&parts[w], k)
-			}
-		})
-	}
-	wg.Wait()
 	n := 0
 	for w := range parts {
 		n += parts[w].Len()
@@ -78,9 +70,6 @@ func writeKernels(b *strings.Builder, kernels []*Kernel) {
 		b.WriteString(parts[w].String())
 	}
 }
-
-// parallelPrintKernels is the fewest kernels worth a goroutine of their own.
-const parallelPrintKernels = 2000
 
 // String prints one kernel.
 func (k *Kernel) String() string {

@@ -12,7 +12,7 @@ import (
 func TestParallelProgramPrintMatchesSequential(t *testing.T) {
 	p, err := Lower(benchGraph(t, 6000), Options{})
 	require.NoError(t, err)
-	require.Greater(t, len(p.Kernels), 2*parallelPrintKernels, "the program must be large enough to print in parallel")
+	require.Greater(t, len(p.Kernels), 2*parallelKernels, "the program must be large enough to print in parallel")
 	check := func() {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		sequential := p.String()

@@ -3,10 +3,8 @@ package lowering
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -42,7 +40,11 @@ func Verify(p *Program) error {
 	// Kernels are checked on every core (each check reads only its kernel
 	// and the tables above); their errors join in program order.
 	errs := make([][]error, len(p.Kernels))
-	parallelFor(len(p.Kernels), func(i int) { errs[i] = v.kernel(i, p.Kernels[i]) })
+	inChunks(len(p.Kernels), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			errs[i] = v.kernel(i, p.Kernels[i])
+		}
+	})
 	for _, e := range errs {
 		v.errs = append(v.errs, e...)
 	}
@@ -337,26 +339,4 @@ func (kc *kernelCheck) randCall(name string, in *Instr, dt ir.DType) {
 			kc.errorf("%s: %s operand %d is %s, not i64", name, in.Fn, i, a.DType.Abbr())
 		}
 	}
-}
-
-// parallelFor runs f(0..n-1) in contiguous chunks, one per core when n is
-// worth it (parallelPrintKernels per goroutine at least).
-func parallelFor(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/parallelPrintKernels)
-	if workers < 2 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
