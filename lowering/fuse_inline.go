@@ -135,6 +135,17 @@ func cheapProducer(k *Kernel) (*Buffer, *Instr, bool) {
 }
 
 // rowMajorIndex is Σ x_i · Π_{j>i} size_j.
+// FlatReduceIndex is the row-major position of (r0, r1, ...) in the
+// reduction ranges sizes: r0·size1·… + … + r(n-1) (what argmax returns; a
+// stash's slot).
+func FlatReduceIndex(sizes []sym.Expr) sym.Expr {
+	idx := sym.Const(0)
+	for i, s := range sizes {
+		idx = sym.Add(sym.Mul(idx, s), sym.Symbol(ReduceVar(i)))
+	}
+	return idx
+}
+
 func rowMajorIndex(sizes []sym.Expr) sym.Expr {
 	idx, stride := sym.Const(0), sym.Const(1)
 	for i := len(sizes) - 1; i >= 0; i-- {

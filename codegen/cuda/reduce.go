@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
@@ -87,7 +86,7 @@ func (g *kgen) combine(s *lowering.Stage, in *lowering.Instr) error {
 		// The first maximum wins; NaN counts as larger than everything.
 		x := g.ref(arg)
 		g.e.line("if (%s < 0 || (%s != %s && %s == %s) || %s %s %s) { %s = %s; %s = %s; }",
-			acc, x, x, best, best, x, cmp, best, best, x, acc, flatReduceIndex(s.Reduce).Code())
+			acc, x, x, best, best, x, cmp, best, best, x, acc, lowering.FlatReduceIndex(s.Reduce).Code())
 		return nil
 	}
 	x, err := castExpr(g.ref(arg), arg.DType, in.DType)
@@ -108,16 +107,6 @@ func (g *kgen) combine(s *lowering.Stage, in *lowering.Instr) error {
 	}
 	g.e.line("%s = %s;", acc, roundExpr(fmt.Sprintf("k_%s(%s, %s)", fn, acc, x), in.DType))
 	return nil
-}
-
-// flatReduceIndex is the row-major position of (r0, r1, ...) in the
-// reduction ranges: what argmax returns.
-func flatReduceIndex(sizes []sym.Expr) sym.Expr {
-	idx := sym.Const(0)
-	for i, s := range sizes {
-		idx = sym.Add(sym.Mul(idx, s), sym.Symbol(lowering.ReduceVar(i)))
-	}
-	return idx
 }
 
 // fnClass is the set of register classes a function is defined on.

@@ -71,10 +71,7 @@ func (g *kernelGen) emitReduceStage(s *lowering.Stage) error {
 		v := lowering.ReduceVar(i)
 		g.c.line("for %s := int64(0); %s < int64(%s); %s++ {", v, v, s.Reduce[i].Code(), v)
 	}
-	flat := sym.Const(0)
-	for i, size := range s.Reduce {
-		flat = sym.Add(sym.Mul(flat, size), sym.Symbol(lowering.ReduceVar(i)))
-	}
+	flat := lowering.FlatReduceIndex(s.Reduce)
 	extra := func() {
 		for _, in := range reds {
 			if in.Reduce == lowering.ReduceArgMax || in.Reduce == lowering.ReduceArgMin {

@@ -132,7 +132,7 @@ func stashRecomputed(k *lowering.Kernel) (*lowering.Kernel, map[*lowering.Buffer
 		buf := &lowering.Buffer{ID: scratchBase + n, Name: fmt.Sprintf("stash%d", n), DType: f.later.DType,
 			Size: product(st.Reduce)}
 		scratch[buf] = st
-		acc := &lowering.Access{Buffer: buf, DType: f.later.DType, Index: flatReduceIndex(st.Reduce)}
+		acc := &lowering.Access{Buffer: buf, DType: f.later.DType, Index: lowering.FlatReduceIndex(st.Reduce)}
 		maxID++
 		store := &lowering.Instr{ID: maxID, Op: lowering.OpStore, DType: f.later.DType,
 			Args: []*lowering.Instr{remap[f.src]}, Access: acc}
@@ -167,15 +167,6 @@ func sameSizes(a, b []sym.Expr) bool {
 		}
 	}
 	return true
-}
-
-// flatReduceIndex is r0·size1·… + … + r(n-1), row-major.
-func flatReduceIndex(sizes []sym.Expr) sym.Expr {
-	flat := sym.Const(0)
-	for i, size := range sizes {
-		flat = sym.Add(sym.Mul(flat, size), sym.Symbol(lowering.ReduceVar(i)))
-	}
-	return flat
 }
 
 // stashDType is the view function for a stashed value's dtype (dtInfos'),
