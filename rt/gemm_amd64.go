@@ -8,15 +8,30 @@ import "simd/archsimd"
 // as the sgemm kernels PyTorch's mm calls do.
 var useFMA = useSIMD && archsimd.X86.FMA()
 
-// sgemmLanes runs sgemm's 4×16 register blocks over one packed block of
-// k (rows p0 on of B, columns j0 on) on AVX2 lanes and returns how many
-// rows of C it did (0 without AVX2 and FMA).
+// sgemm6x16 is sgemm's 6×16 register block in assembly (gemm_amd64.s):
+// Go's compiler keeps the 4×16 block below in registers only with a
+// register move per FMA (archsimd's MulAdd writes a multiplicand's
+// register) and spills its pointers, about a third of the FMA pipes'
+// peak; the assembly accumulates in place (VFMADD231PS), twelve chains.
+//
+//go:noescape
+func sgemm6x16(kc int64, a *float32, lda int64, b *float32, c *float32, ldc int64, add bool)
+
+// sgemmLanes runs sgemm's 6×16 register blocks (then 4×16) over one
+// packed block of k (rows p0 on of B, columns j0 on) on AVX2 lanes and
+// returns how many rows of C it did (0 without AVX2 and FMA).
 func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 {
 	if !useFMA {
 		return 0
 	}
 	kc := int64(len(pack) / gemmNR)
 	i := int64(0)
+	for ; i+6 <= m && kc > 0; i += 6 {
+		// the block's last elements of A and C, checked here
+		_ = a[(i+5)*k+p0+kc-1]
+		_ = c[(i+5)*n+j0+gemmNR-1]
+		sgemm6x16(kc, &a[i*k+p0], 4*k, &pack[0], &c[i*n+j0], 4*n, p0 > 0)
+	}
 	for ; i+gemmMR <= m; i += gemmMR {
 		rows := [gemmMR][]float32{}
 		for r := range rows {
