@@ -76,3 +76,19 @@ func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 {
 	archsimd.ClearAVXUpperBits()
 	return i
 }
+
+// addF32Lanes sets dst[j] = src[j] + dst[j] 8 at a time (addmm's bias) and
+// returns how many it did.
+func addF32Lanes(dst, src []float32) int {
+	if !useSIMD {
+		return 0
+	}
+	src = src[:len(dst)]
+	j := 0
+	for ; j+8 <= len(dst); j += 8 {
+		x := archsimd.LoadFloat32x8((*[8]float32)(src[j : j+8]))
+		x.Add(archsimd.LoadFloat32x8((*[8]float32)(dst[j : j+8]))).Store((*[8]float32)(dst[j : j+8]))
+	}
+	archsimd.ClearAVXUpperBits()
+	return j
+}

@@ -85,3 +85,46 @@ func TestMatmulF32(t *testing.T) {
 	short := &Tensor{DType: "f32", Shape: []int64{4, 4}, Data: fill(8, 0)}
 	require.ErrorContains(t, Extern("aten::mm.default", NewTensor("f32", []int64{4, 4}), []*Tensor{short, short}, nil), "needs more than")
 }
+
+// TestAddmmF32: addmm is self + mm's bits, element by element, for a
+// broadcast bias (stride 0 along rows: linear's), a full self and a
+// transposed self (the scalar path), rows of 21 (two 8-lane pieces and a
+// tail of 5), in builds with and without lanes.
+func TestAddmmF32(t *testing.T) {
+	const m, k, n = 7, 40, 21
+	vals := func(c int, seed float64) []float32 {
+		v := make([]float32, c)
+		for i := range v {
+			v[i] = float32(math.Sin(float64(i)*0.53+seed) * 5)
+		}
+		return v
+	}
+	tensor := func(shape, strides []int64, v []float32) *Tensor {
+		tt := NewTensor("f32", []int64{int64(len(v))})
+		copy(F32s(tt.Data), v)
+		return &Tensor{DType: "f32", Shape: shape, Strides: strides, Data: tt.Data}
+	}
+	av, bv := vals(m*k, 1), vals(k*n, 2)
+	mm := naiveMM(m, k, n, f32Matrix{data: av, rs: k, cs: 1}, f32Matrix{data: bv, rs: n, cs: 1})
+	type self struct {
+		t  *Tensor
+		at func(i, j int) float32
+	}
+	bias, full := vals(n, 3), vals(m*n, 4)
+	selfs := map[string]self{
+		"bias":       {tensor([]int64{m, n}, []int64{0, 1}, bias), func(i, j int) float32 { return bias[j] }},
+		"full":       {tensor([]int64{m, n}, []int64{n, 1}, full), func(i, j int) float32 { return full[i*n+j] }},
+		"transposed": {tensor([]int64{m, n}, []int64{1, m}, full), func(i, j int) float32 { return full[j*m+i] }},
+	}
+	for name, s := range selfs {
+		out := NewTensor("f32", []int64{m, n})
+		a, b := tensor([]int64{m, k}, nil, av), tensor([]int64{k, n}, nil, bv)
+		require.NoError(t, Extern("aten::addmm.default", out, []*Tensor{s.t, a, b}, nil))
+		for i := range m {
+			for j := range n {
+				want := s.at(i, j) + mm[i*n+j]
+				require.Equal(t, math.Float32bits(want), math.Float32bits(F32s(out.Data)[i*n+j]), "%s self at (%d, %d)", name, i, j)
+			}
+		}
+	}
+}
