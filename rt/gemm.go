@@ -5,9 +5,10 @@ import (
 )
 
 // A float32 GEMM for mm and bmm: B is packed a strip of gemmNR columns at
-// a time into contiguous memory, and a 4×16 block of C is accumulated in
-// registers (on AVX2 lanes in GOEXPERIMENT=simd builds: gemm_amd64.go),
-// the scalar loop taking the rows and columns left over. Every element of
+// a time into contiguous memory, and 6×16 and 4×16 blocks of C are
+// accumulated in registers (on AVX2 lanes in GOEXPERIMENT=simd builds:
+// gemm_amd64.go, gemm_amd64.s), the scalar loop taking the rows and
+// columns left over. Every element of
 // C is summed over each block of gemmKC values of k in order from +0, each
 // step a fused multiply-add (one rounding, as the sgemm kernels behind
 // PyTorch's CPU mm compute): the lanes with VFMADD, the scalar loop with
@@ -17,7 +18,6 @@ import (
 // against float64 9.4e8, twice eager's 4.7e8, with one chain).
 
 const (
-	gemmMR = 4  // rows of C per register block
 	gemmNR = 16 // columns of C per strip (two 8-lane vectors)
 	gemmKC = 256
 )
