@@ -163,17 +163,24 @@ func (kc *kernelCheck) writtenBefore(b *Buffer) bool {
 
 // read checks a buffer a kernel reads: in the program, and written before
 // unless it is an input.
-func (kc *kernelCheck) read(b *Buffer, what string) {
+func (kc *kernelCheck) read(b *Buffer, what any) {
 	switch {
 	case !kc.v.bufs[b]:
-		kc.errorf("%s: buffer %s is not in the program", what, b.Name)
+		kc.errorf("%v: buffer %s is not in the program", what, b.Name)
 	case b.Kind != BufInput && !kc.writtenBefore(b):
-		kc.errorf("%s: buffer %s is read before any kernel writes it", what, b.Name)
+		kc.errorf("%v: buffer %s is read before any kernel writes it", what, b.Name)
 	}
 }
 
+// tmpName is an instruction's name in messages, formatted only when one
+// is written (most kernels have none: a string per instruction was a
+// tenth of the check).
+type tmpName int
+
+func (t tmpName) String() string { return "tmp" + strconv.Itoa(int(t)) }
+
 func (kc *kernelCheck) instr(si int, s *Stage, in *Instr) {
-	name := "tmp" + strconv.Itoa(in.ID)
+	name := tmpName(in.ID)
 	if kc.ids[in.ID] {
 		kc.errorf("%s: id defined twice", name)
 	}
@@ -192,7 +199,7 @@ func (kc *kernelCheck) instr(si int, s *Stage, in *Instr) {
 }
 
 // arg checks that a is visible at stage si.
-func (kc *kernelCheck) arg(si int, name string, a *Instr) {
+func (kc *kernelCheck) arg(si int, name tmpName, a *Instr) {
 	if a == nil {
 		kc.errorf("%s: nil argument", name)
 		return
@@ -212,7 +219,7 @@ func (kc *kernelCheck) arg(si int, name string, a *Instr) {
 var arity = map[Opcode]int{OpLoad: 0, OpStore: 1, OpConst: 0, OpIndex: 0, OpCast: 1, OpBitcast: 1, OpReduce: 1, OpCheck: 1}
 
 // shape checks an instruction's opcode-specific form.
-func (kc *kernelCheck) shape(si int, s *Stage, name string, in *Instr) {
+func (kc *kernelCheck) shape(si int, s *Stage, name tmpName, in *Instr) {
 	if !in.DType.Valid() {
 		kc.errorf("%s: invalid dtype", name)
 	}
@@ -250,7 +257,7 @@ func (kc *kernelCheck) shape(si int, s *Stage, name string, in *Instr) {
 	}
 }
 
-func (kc *kernelCheck) access(s *Stage, name string, in *Instr) {
+func (kc *kernelCheck) access(s *Stage, name tmpName, in *Instr) {
 	a := in.Access
 	if a.Buffer == nil {
 		kc.errorf("%s: access without a buffer", name)
@@ -284,7 +291,7 @@ func (kc *kernelCheck) access(s *Stage, name string, in *Instr) {
 }
 
 // expr checks the names an index expression mentions.
-func (kc *kernelCheck) expr(s *Stage, name string, e sym.Expr, tmps map[string]bool) {
+func (kc *kernelCheck) expr(s *Stage, name tmpName, e sym.Expr, tmps map[string]bool) {
 	for _, f := range e.Free() {
 		switch {
 		case kc.v.syms[f], tmps[f]:
@@ -325,7 +332,7 @@ func (kc *kernelCheck) size(what string, e sym.Expr) {
 }
 
 // checkInstr checks an OpCheck's form: an integer operand and a message.
-func (kc *kernelCheck) checkInstr(name string, in *Instr) {
+func (kc *kernelCheck) checkInstr(name tmpName, in *Instr) {
 	if len(in.Args) == 1 && in.Args[0] != nil && !in.Args[0].DType.IsInt() {
 		kc.errorf("%s: check of a %s value, not an integer index", name, in.Args[0].DType.Abbr())
 	}
@@ -338,7 +345,7 @@ func (kc *kernelCheck) checkInstr(name string, in *Instr) {
 }
 
 // randCall checks a RandFns call: int64 operands, the function's result type.
-func (kc *kernelCheck) randCall(name string, in *Instr, dt ir.DType) {
+func (kc *kernelCheck) randCall(name tmpName, in *Instr, dt ir.DType) {
 	if in.DType != dt {
 		kc.errorf("%s: %s produces %s, not %s", name, in.Fn, dt.Abbr(), in.DType.Abbr())
 	}
