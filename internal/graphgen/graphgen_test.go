@@ -82,3 +82,49 @@ func countUses(g *ir.Graph, from, to int) int {
 	}
 	return n
 }
+
+// TrainingBlocks stacks the PyTorch-traced training step: every annotation
+// PyTorch printed is what fakeprop infers, a layer reads the previous
+// layer's input gradient, and every layer's loss and weight gradients are
+// outputs.
+func TestTrainingBlocksTypeCheck(t *testing.T) {
+	src := graphgen.TrainingBlocks(graphgen.Config{Nodes: 500})
+	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	g := res.Module.Graphs[0]
+	for _, n := range g.Nodes {
+		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
+	}
+	layers := (len(g.Inputs) - 1) / 12
+	require.Equal(t, 1+12*layers, len(g.Inputs))
+	require.GreaterOrEqual(t, layers, 3)
+	p, err := passes.Parse("fakeprop")
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+
+	var outs []*ir.Value
+	for _, o := range g.Outputs {
+		o.Walk(func(v *ir.Value) { outs = append(outs, v) })
+	}
+	require.Len(t, outs, 13*layers+1, "each layer's loss and 12 weight gradients, and the last input gradient")
+	require.Equal(t, "f32[][]cpu", outs[0].Type.String(), "the loss")
+	require.Equal(t, "bf16[2, 16, 64][1024, 64, 1]cpu", outs[len(outs)-1].Type.String(), "the input gradient")
+	for i, v := range outs[:len(outs)-1] {
+		if i%13 == 1 { // layer i/13's first weight gradient is ln1's weight
+			require.Equal(t, "bf16[64][1]cpu", v.Type.String(), "output %d", i)
+		}
+	}
+	// Layer 1's first node normalizes layer 0's input gradient.
+	var ln1 *ir.Node
+	for _, n := range g.Nodes {
+		if n.Name == "native_layer_norm_L1" {
+			ln1 = n
+		}
+	}
+	require.NotNil(t, ln1)
+	require.Equal(t, "add_5_L0", ln1.Args[0].Value.Name)
+}
