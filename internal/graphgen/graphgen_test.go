@@ -16,17 +16,9 @@ import (
 // Generated graphs parse, and their annotations are what fakeprop infers.
 func TestGeneratedGraphsTypeCheck(t *testing.T) {
 	for _, cfg := range []graphgen.Config{{Nodes: 200}, {Nodes: 200, Symbolic: true}, {Nodes: 200, Mutating: true}} {
-		res, err := fx.Parse("gen.fx", []byte(graphgen.Transformer(cfg)), fx.Options{Lookup: ops.LookupSchema})
-		require.NoError(t, err)
-		g := res.Module.Graphs[0]
+		g := parse(t, graphgen.Transformer(cfg))
 		require.GreaterOrEqual(t, len(g.Nodes), cfg.Nodes)
-		p, err := passes.Parse("fakeprop")
-		require.NoError(t, err)
-		ctx := passes.NewContext(passes.Config{})
-		_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-		require.NoError(t, err)
-		require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
-		require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+		typeCheck(t, g)
 		require.NoError(t, ir.Verify(g, ir.StageTyped))
 	}
 }
@@ -36,21 +28,13 @@ func TestGeneratedGraphsTypeCheck(t *testing.T) {
 // compile pipeline runs without a diagnostic error.
 func TestBlocksTypeCheck(t *testing.T) {
 	src := graphgen.Blocks(graphgen.Config{Nodes: 300})
-	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
+	g := parse(t, src)
 	require.GreaterOrEqual(t, len(g.Nodes), 300*3/4, "getitems fold into their node")
 	require.Len(t, g.Inputs, 1+12*5, "5 layers of 60 statements, 12 weights each")
 	for _, n := range g.Nodes {
 		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
 	}
-	p, err := passes.Parse("fakeprop")
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
-	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+	typeCheck(t, g)
 	outs := 0
 	g.Outputs[0].Walk(func(v *ir.Value) {
 		outs++
@@ -62,9 +46,7 @@ func TestBlocksTypeCheck(t *testing.T) {
 // SharedWeights keeps one set of weights for every layer.
 func TestBlocksSharedWeights(t *testing.T) {
 	src := graphgen.Blocks(graphgen.Config{Nodes: 300, SharedWeights: true})
-	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
+	g := parse(t, src)
 	require.Len(t, g.Inputs, 13)
 	p, err := passes.Parse("fakeprop")
 	require.NoError(t, err)
@@ -89,22 +71,14 @@ func countUses(g *ir.Graph, from, to int) int {
 // outputs.
 func TestTrainingBlocksTypeCheck(t *testing.T) {
 	src := graphgen.TrainingBlocks(graphgen.Config{Nodes: 500})
-	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
+	g := parse(t, src)
 	for _, n := range g.Nodes {
 		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
 	}
 	layers := (len(g.Inputs) - 1) / 12
 	require.Equal(t, 1+12*layers, len(g.Inputs))
 	require.GreaterOrEqual(t, layers, 3)
-	p, err := passes.Parse("fakeprop")
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
-	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+	typeCheck(t, g)
 
 	var outs []*ir.Value
 	for _, o := range g.Outputs {
@@ -127,4 +101,25 @@ func TestTrainingBlocksTypeCheck(t *testing.T) {
 	}
 	require.NotNil(t, ln1)
 	require.Equal(t, "add_5_L0", ln1.Args[0].Value.Name)
+}
+
+// parse reads a generated graph.
+func parse(t *testing.T, src string) *ir.Graph {
+	t.Helper()
+	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	return res.Module.Graphs[0]
+}
+
+// typeCheck runs fakeprop over g, verifying the IR after it: no error,
+// and every annotation PyTorch printed is what fakeprop infers.
+func typeCheck(t *testing.T, g *ir.Graph) {
+	t.Helper()
+	p, err := passes.Parse("fakeprop")
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
 }
