@@ -48,12 +48,7 @@ func TestBlocksSharedWeights(t *testing.T) {
 	src := graphgen.Blocks(graphgen.Config{Nodes: 300, SharedWeights: true})
 	g := parse(t, src)
 	require.Len(t, g.Inputs, 13)
-	p, err := passes.Parse("fakeprop")
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	typeCheck(t, g)
 	require.Equal(t, 5*12, g.Inputs[1].NumUses()+g.Inputs[2].NumUses()+countUses(g, 3, 12), "every layer reads the shared weights")
 }
 
