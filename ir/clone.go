@@ -7,13 +7,19 @@ func Clone(g *Graph) *Graph {
 	c := NewGraph(g.Name)
 	c.ReturnForm, c.Pos, c.Module = g.ReturnForm, g.Pos, g.Module
 	vm := map[*Value]*Value{}
+	m := argMapper{value: func(v *Value) *Value {
+		if nv, ok := vm[v]; ok {
+			return nv
+		}
+		return v
+	}}
 	for _, v := range g.Inputs {
 		nv := c.AddInput(v.Name, cloneType(v.Type), v.Pos)
 		nv.Annot, nv.Attrs = cloneType(v.Annot), append(Attrs(nil), v.Attrs...)
 		vm[v] = nv
 	}
 	for _, n := range g.Nodes {
-		nn := c.NewNode(n.Name, n.Target, n.Form, mapArgs(n.Args, vm), mapKwargs(n.Kwargs, vm), len(n.Results))
+		nn := c.NewNode(n.Name, n.Target, n.Form, m.args(n.Args), m.kwargs(n.Kwargs), len(n.Results))
 		nn.Op, nn.Pos, nn.Stack, nn.Attrs = n.Op, n.Pos, n.Stack, append(Attrs(nil), n.Attrs...)
 		for i, r := range n.Results {
 			nr := nn.Results[i]
@@ -23,7 +29,7 @@ func Clone(g *Graph) *Graph {
 		}
 		c.Append(nn)
 	}
-	c.SetOutputs(mapArgs(g.Outputs, vm))
+	c.SetOutputs(m.args(g.Outputs))
 	return c
 }
 
@@ -41,37 +47,42 @@ func cloneType(t Type) Type {
 	return t
 }
 
-func mapArgs(args []Arg, vm map[*Value]*Value) []Arg {
+// argMapper copies argument lists with their values mapped, cutting the
+// copies from one set of chunks (Clone, Compact).
+type argMapper struct {
+	value  func(*Value) *Value
+	chunks Chunks[Arg]
+}
+
+func (m *argMapper) args(args []Arg) []Arg {
 	if args == nil {
 		return nil
 	}
-	out := make([]Arg, len(args))
+	out := m.chunks.Take(len(args))
 	for i, a := range args {
-		out[i] = mapArg(a, vm)
+		out[i] = m.arg(a)
 	}
 	return out
 }
 
-func mapArg(a Arg, vm map[*Value]*Value) Arg {
+func (m *argMapper) arg(a Arg) Arg {
 	switch a.Kind {
 	case ArgValue:
-		if nv, ok := vm[a.Value]; ok {
-			a.Value = nv
-		}
+		a.Value = m.value(a.Value)
 	case ArgList, ArgTuple, ArgDict, ArgSlice:
-		a.Elems = mapArgs(a.Elems, vm)
-		a.Keys = mapArgs(a.Keys, vm)
+		a.Elems = m.args(a.Elems)
+		a.Keys = m.args(a.Keys)
 	}
 	return a
 }
 
-func mapKwargs(kws []Kwarg, vm map[*Value]*Value) []Kwarg {
+func (m *argMapper) kwargs(kws []Kwarg) []Kwarg {
 	if kws == nil {
 		return nil
 	}
 	out := make([]Kwarg, len(kws))
 	for i, k := range kws {
-		out[i] = Kwarg{Name: k.Name, Arg: mapArg(k.Arg, vm)}
+		out[i] = Kwarg{Name: k.Name, Arg: m.arg(k.Arg)}
 	}
 	return out
 }

@@ -143,6 +143,29 @@ func TestReplaceAllUsesAndVerifier(t *testing.T) {
 	assert.Contains(t, err.Error(), "uses late before its definition")
 }
 
+// A removed node lets go of what it points to (its slab chunk outlives it)
+// and keeps what remarks print.
+func TestRemovedNodeReleasesItsArgsAndTypes(t *testing.T) {
+	g, neg, relu := buildChain(t)
+	neg.Out().Type, relu.Out().Type = g.Inputs[0].Type, g.Inputs[0].Type
+	g.SetOutputs([]ir.Arg{ir.ValueArg(neg.Out())})
+	g.RemoveDead(map[*ir.Node]bool{relu: true})
+	require.NoError(t, ir.Verify(g, ir.StageParsed))
+	assert.Equal(t, 1, neg.Out().NumUses(), "the output only")
+	assert.Nil(t, relu.Args)
+	assert.Zero(t, relu.Out().Type)
+	assert.Equal(t, "relu", relu.Name)
+	assert.Equal(t, "aten::relu.default", relu.Target)
+	assert.Equal(t, "relu", relu.Out().Name)
+	assert.Equal(t, g.Inputs[0].Type, neg.Out().Type, "a live node keeps its type")
+
+	g.SetOutputs([]ir.Arg{ir.ValueArg(g.Inputs[0])})
+	g.Remove(neg)
+	assert.Nil(t, neg.Args)
+	assert.Zero(t, neg.Out().Type)
+	assert.Empty(t, g.Inputs[0].Users())
+}
+
 func TestVerifierTypedStage(t *testing.T) {
 	g, neg, _ := buildChain(t)
 	neg.Op = fakeOp{}

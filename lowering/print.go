@@ -25,28 +25,54 @@ func (p *Program) String() string {
 		fmt.Fprintf(&b, "input %s: %s\n", in.Name, paramString(in))
 	}
 	for _, buf := range p.Buffers {
-		fmt.Fprintf(&b, "buffer %s: %s[%s] %s align=%d", buf.Name, buf.DType.Abbr(), buf.Size, buf.Kind, buf.Align)
-		if buf.ReuseOf != nil {
-			fmt.Fprintf(&b, " reuses=%s", buf.ReuseOf.Name)
-		}
-		b.WriteString("\n")
+		writeBuffer(&b, buf)
 	}
-	writeKernels(&b, p.Kernels)
-	b.WriteString("\n")
+	var tail strings.Builder
+	n := 1
+	for _, r := range p.Remarks {
+		n += len(r) + 3
+	}
+	tail.Grow(n)
+	tail.WriteString("\n")
 	for _, r := range p.Outputs {
-		fmt.Fprintf(&b, "output %s = %s\n", r.Name, resultString(r))
+		fmt.Fprintf(&tail, "output %s = %s\n", r.Name, resultString(r))
 	}
 	for _, r := range p.Remarks {
-		fmt.Fprintf(&b, "# %s\n", r)
+		tail.WriteString("# ")
+		tail.WriteString(r)
+		tail.WriteString("\n")
 	}
+	writeKernels(&b, p.Kernels, tail.Len())
+	b.WriteString(tail.String())
 	return b.String()
 }
 
+// writeBuffer prints a buffer's line (a post-fusion program has tens of
+// thousands: no fmt).
+func writeBuffer(b *strings.Builder, buf *Buffer) {
+	b.WriteString("buffer ")
+	b.WriteString(buf.Name)
+	b.WriteString(": ")
+	b.WriteString(buf.DType.Abbr())
+	b.WriteString("[")
+	b.WriteString(buf.Size.String())
+	b.WriteString("] ")
+	b.WriteString(buf.Kind.String())
+	b.WriteString(" align=")
+	b.WriteString(strconv.Itoa(buf.Align))
+	if buf.ReuseOf != nil {
+		b.WriteString(" reuses=")
+		b.WriteString(buf.ReuseOf.Name)
+	}
+	b.WriteString("\n")
+}
+
 // writeKernels prints kernels, each after a blank line. Many kernels print
-// in chunks on every core, joined in order into a builder grown once: the
-// text is the same, and a large program (three prints per compile, tens of
-// MB each) is not printed on one core through a doubling builder.
-func writeKernels(b *strings.Builder, kernels []*Kernel) {
+// in chunks on every core, joined in order into a builder grown once for
+// them and the extra bytes the caller writes after them: the text is the
+// same, and a large program (three prints per compile, tens of MB each)
+// is neither printed on one core nor copied by a doubling builder.
+func writeKernels(b *strings.Builder, kernels []*Kernel, extra int) {
 	parts := make([]strings.Builder, chunks(len(kernels)))
 	inChunks(len(kernels), func(w, lo, hi int) {
 		out := b
@@ -61,7 +87,7 @@ func writeKernels(b *strings.Builder, kernels []*Kernel) {
 	if len(parts) < 2 {
 		return
 	}
-	n := 0
+	n := extra
 	for w := range parts {
 		n += parts[w].Len()
 	}

@@ -488,20 +488,36 @@ func (g *kernelGen) unrolled(v, start, first string, body []*lowering.Instr, vec
 	for _, s := range contig {
 		g.c.line("%s_v := %s[i : i+%d : i+%d]", s, s, vec, vec)
 	}
+	step, err := g.laneText(body, acc)
+	if err != nil {
+		return err
+	}
 	for j := range vec {
 		g.c.line("{")
 		if need {
 			g.c.line("%s := %s + int64(i+%d)", v, start, j)
 		}
-		idx := strconv.Itoa(j)
-		err := g.emitBody(body, renderLoopAccess(acc, func(name string) string { return name + "_v[" + idx + "]" }))
-		if err != nil {
-			return err
-		}
+		g.c.WriteString(strings.ReplaceAll(step, laneMark, strconv.Itoa(j)))
 		g.c.line("}")
 	}
 	g.c.line("}")
 	return nil
+}
+
+// laneMark stands for the step's element in laneText: no Go source has a
+// NUL byte.
+const laneMark = "\x00"
+
+// laneText is the body of one step of an unrolled loop, emitted once with
+// laneMark for the step's element (name_v[laneMark]): the steps differ in
+// nothing else, and emitting the body vec times cost 0.4 s of the Go back
+// end's 3.2 s on a 146k-node graph.
+func (g *kernelGen) laneText(body []*lowering.Instr, acc map[*lowering.Access]loopAccess) (string, error) {
+	outer := g.c
+	defer func() { g.c = outer }()
+	g.c = &code{}
+	err := g.emitBody(body, renderLoopAccess(acc, func(name string) string { return name + "_v[" + laneMark + "]" }))
+	return g.c.String(), err
 }
 
 // emitBody emits straight-line statements for body (reductions excluded:

@@ -72,13 +72,20 @@ type node struct {
 	c     int64  // opPoly: constant term
 	terms []term // opPoly: nonconstant terms, canonical order, coef != 0
 	args  []Expr // functions, relations, logic
-	// self is this atom as the single term 1*atom**1, backed by selfTerm
-	// and selfFactor; sharing it keeps arithmetic on atoms from allocating
-	// a fresh term per use, and embedding it saves two allocations per atom.
-	self       []term
-	selfTerm   [1]term
-	selfFactor [1]factor
-	str        atomic.Pointer[string] // String, computed once
+	// self is this atom as the single term 1*atom**1 (see atomNode);
+	// sharing it keeps arithmetic on atoms from allocating a fresh term
+	// per use.
+	self []term
+	str  atomic.Pointer[string] // String, computed once
+}
+
+// atomNode is an atom with the backing of its self term, allocated
+// together: one allocation per atom, and a polynomial's node (most nodes)
+// does not carry the 48 bytes (128 bytes a node instead of 176).
+type atomNode struct {
+	node
+	term   [1]term
+	factor [1]factor
 }
 
 // term is coef*monomial; the monomial's factors are sorted by atom order
@@ -172,17 +179,18 @@ func isIdentByte(b byte) bool {
 
 // newAtom builds a symbol or function node and its hash.
 func newAtom(o op, name string, args []Expr) *node {
-	n := &node{op: o, name: name, args: args}
 	h := mix(uint64(o)*0x2545f4914f6cdd1d, hashString(name))
 	for _, a := range args {
 		h = mix(h, hashExpr(a))
 	}
-	n.hash = h
-	if o.isAtom() {
-		n.selfFactor[0] = factor{atom: n, pow: 1}
-		n.selfTerm[0] = term{coef: 1, fs: n.selfFactor[:]}
-		n.self = n.selfTerm[:]
+	if !o.isAtom() {
+		return &node{op: o, name: name, args: args, hash: h}
 	}
+	a := &atomNode{node: node{op: o, name: name, args: args, hash: h}}
+	n := &a.node
+	a.factor[0] = factor{atom: n, pow: 1}
+	a.term[0] = term{coef: 1, fs: a.factor[:]}
+	n.self = a.term[:]
 	return n
 }
 

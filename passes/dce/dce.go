@@ -21,7 +21,8 @@ func (pass) Name() string { return "dce" }
 
 // Run walks the graph backwards once: a node is dead when every result is
 // unused (counting only live users) and it has no side effects. Going
-// backwards frees whole chains in one sweep.
+// backwards frees whole chains in one sweep. A graph that lost many nodes
+// is compacted, so pointers to its nodes taken before Run go stale.
 func (pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 	dead := map[*ir.Node]bool{}
 	for i := len(g.Nodes) - 1; i >= 0; i-- {
@@ -37,8 +38,18 @@ func (pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 		return false, nil
 	}
 	g.RemoveDead(dead)
+	if len(dead) >= len(g.Nodes)/compactFraction {
+		g.Compact()
+	}
 	return true, nil
 }
+
+// compactFraction: dce compacts the graph (ir.Graph.Compact) when it
+// removed at least 1/compactFraction as many nodes as it kept. The dead
+// nodes' chunks would otherwise stay allocated to the end of the compile
+// (a 146k-node graph of mutations keeps 45 MB of them); copying the
+// live ones costs about as much as DCE's own walk.
+const compactFraction = 8
 
 func allResultsDead(n *ir.Node, dead map[*ir.Node]bool) bool {
 	for _, r := range n.Results {
