@@ -19,12 +19,33 @@ import (
 var (
 	benchHuge  = flag.Bool("bench.huge", false, "BenchmarkCompileStages also runs 1M nodes (about a minute and several GB)")
 	benchNodes = flag.Int("bench.nodes", 0, "BenchmarkCompileStages runs this size only")
+	benchGraph = flag.String("bench.graph", "blocks", "the generated graph: blocks, training (graphgen.TrainingBlocks), transformer, mutations")
 )
+
+// benchSource is the -bench.graph generator's graph of about n nodes. At
+// 1M nodes, 200k separate weights make a 7 MB signature line, past
+// limits.LineBytes: the layers share theirs.
+func benchSource(b *testing.B, n int) []byte {
+	cfg := graphgen.Config{Nodes: n, SharedWeights: n >= 1_000_000}
+	switch *benchGraph {
+	case "blocks":
+		return []byte(graphgen.Blocks(cfg))
+	case "training":
+		return []byte(graphgen.TrainingBlocks(cfg))
+	case "transformer":
+		return []byte(graphgen.Transformer(graphgen.Config{Nodes: n, Symbolic: true}))
+	case "mutations":
+		return []byte(graphgen.Mutations(graphgen.Config{Nodes: n}))
+	}
+	b.Fatalf("-bench.graph=%s: want blocks, training, transformer or mutations", *benchGraph)
+	return nil
+}
 
 // BenchmarkCompileStages runs the whole of `kiln compile` (every dump but
 // the SVG, which dot bounds separately) on stacks of the PyTorch-traced
 // transformer block (graphgen.Blocks: bf16, cuda:0, layer norm, attention,
-// MLP) of 10k and 100k nodes (1M with -bench.huge), and reports each
+// MLP; another generator with -bench.graph) of 10k and 100k nodes (1M
+// with -bench.huge), and reports each
 // stage's cost per node: STAGE-ns/node and STAGE-B/node (bytes allocated).
 // Linear stages keep both flat across sizes.
 func BenchmarkCompileStages(b *testing.B) {
@@ -37,9 +58,7 @@ func BenchmarkCompileStages(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			// At 1M nodes, 200k separate weights make a 7 MB signature line,
-			// past limits.LineBytes: the layers share theirs.
-			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n, SharedWeights: n >= 1_000_000}))
+			src := benchSource(b, n)
 			st := stageTimer{}
 			var nodes int
 			b.ReportAllocs()
@@ -125,7 +144,7 @@ func BenchmarkCompileDumps(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			src := []byte(graphgen.Blocks(graphgen.Config{Nodes: n, SharedWeights: n >= 1_000_000})) // 200k weights: a 7 MB signature line
+			src := benchSource(b, n)
 			st := stageTimer{}
 			manager := map[string]time.Duration{}
 			var nodes int

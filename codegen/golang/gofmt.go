@@ -238,12 +238,13 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // order. ok is false when formatted does not hold raw's non-space
 // characters in order (up to digits), so gofmt changed more than layout.
 func relayout(formatted, raw string) (string, bool) {
-	out := make([]byte, 0, len(formatted))
+	var out strings.Builder // its String does not copy: the code is tens of MB
+	out.Grow(len(formatted))
 	j := 0
 	for i := 0; i < len(formatted); i++ {
 		c := formatted[i]
 		if isSpace(c) {
-			out = append(out, c)
+			out.WriteByte(c)
 			continue
 		}
 		for j < len(raw) && isSpace(raw[j]) {
@@ -252,11 +253,11 @@ func relayout(formatted, raw string) (string, bool) {
 		if j == len(raw) || shapeByte(raw[j]) != shapeByte(c) {
 			return "", false
 		}
-		out = append(out, raw[j])
+		out.WriteByte(raw[j])
 		j++
 	}
 	for j < len(raw) && isSpace(raw[j]) {
 		j++
 	}
-	return string(out), j == len(raw)
+	return out.String(), j == len(raw)
 }

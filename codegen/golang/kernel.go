@@ -507,8 +507,8 @@ const laneMark = "\x00"
 
 // laneText is the body of one step of an unrolled loop, emitted once with
 // laneMark for the step's element (name_v[laneMark]): the steps differ in
-// nothing else, and emitting the body vec times cost a sixth of the Go
-// back end on a 146k-node graph.
+// nothing else, and emitting the body vec times cost 0.4 s of the Go back
+// end's 3.2 s on a 146k-node graph.
 func (g *kernelGen) laneText(body []*lowering.Instr, acc map[*lowering.Access]loopAccess) (string, error) {
 	outer := g.c
 	defer func() { g.c = outer }()

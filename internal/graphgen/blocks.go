@@ -14,11 +14,11 @@ import (
 //go:embed transformer_block.fx
 var transformerBlock string
 
-// blockTemplate is transformerBlock split into its parts.
+// blockTemplate is a traced block split into its parts.
 type blockTemplate struct {
 	params []param  // forward's parameters; the first is the block's input
 	body   []string // node statements, "  x = None" cleanup dropped
-	ret    string   // the name the block returns
+	ret    []string // the names the block returns
 }
 
 type param struct{ name, ann string }
@@ -28,9 +28,9 @@ var (
 	paramRE = regexp.MustCompile(`(\w+): "([^"]*)"`)
 )
 
-func parseBlock() blockTemplate {
+func parseBlock(text string) blockTemplate {
 	var t blockTemplate
-	for _, line := range strings.Split(transformerBlock, "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		s := strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(s, "def forward(self, "):
@@ -38,7 +38,11 @@ func parseBlock() blockTemplate {
 				t.params = append(t.params, param{m[1], m[2]})
 			}
 		case strings.HasPrefix(s, "return "):
-			t.ret = strings.TrimPrefix(s, "return ")
+			for _, r := range strings.Split(strings.Trim(strings.TrimPrefix(s, "return "), "()"), ",") {
+				if r = strings.TrimSpace(r); r != "" {
+					t.ret = append(t.ret, r)
+				}
+			}
 		case s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "class "):
 		default:
 			if i := strings.Index(s, ";  "); i >= 0 {
@@ -55,13 +59,20 @@ func parseBlock() blockTemplate {
 // layer with its own 12 weight inputs, bf16 on cuda:0. cfg.Hidden,
 // Symbolic and Mutating do not apply (the block's sizes are PyTorch's).
 func Blocks(cfg Config) string {
-	t := parseBlock()
-	perBlock := len(t.body)
-	layers := (cfg.Nodes + perBlock - 1) / perBlock
-	if layers < 1 {
-		layers = 1
-	}
+	t := parseBlock(transformerBlock)
 	var b strings.Builder
+	results := stackLayers(&b, t, cfg, 0)
+	fmt.Fprintf(&b, "        return (%s,)\n", results[len(results)-1][0])
+	return b.String()
+}
+
+// stackLayers writes the graph's signature and enough copies of t's body
+// for about cfg.Nodes nodes, each layer's names renamed apart; layer
+// li+1's input is layer li's result ret[chain]. It returns each layer's
+// results, renamed; the caller writes the return.
+func stackLayers(b *strings.Builder, t blockTemplate, cfg Config, chain int) [][]string {
+	perBlock := len(t.body)
+	layers := max((cfg.Nodes+perBlock-1)/perBlock, 1)
 	b.WriteString("class GraphModule(torch.nn.Module):\n    def forward(self, ")
 	weightSets := layers
 	if cfg.SharedWeights {
@@ -75,7 +86,7 @@ func Blocks(cfg Config) string {
 			if li > 0 || pi > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%s: \"%s\"", layerName(p.name, li, pi == 0), p.ann)
+			fmt.Fprintf(b, "%s: \"%s\"", layerName(p.name, li, pi == 0), p.ann)
 		}
 	}
 	b.WriteString("):\n")
@@ -84,6 +95,7 @@ func Blocks(cfg Config) string {
 		defined[strings.TrimSpace(strings.SplitN(strings.SplitN(s, "=", 2)[0], ":", 2)[0])] = true
 	}
 	x := layerName(t.params[0].name, 0, true)
+	results := make([][]string, layers)
 	for li := 0; li < layers; li++ {
 		rename := func(id string) string {
 			switch {
@@ -104,10 +116,12 @@ func Blocks(cfg Config) string {
 			b.WriteString(renameIdents(s, rename))
 			b.WriteByte('\n')
 		}
-		x = rename(t.ret)
+		for _, r := range t.ret {
+			results[li] = append(results[li], rename(r))
+		}
+		x = results[li][chain]
 	}
-	fmt.Fprintf(&b, "        return (%s,)\n", x)
-	return b.String()
+	return results
 }
 
 // layerName names parameter p of layer li ("l3_wq"); the first layer's

@@ -16,17 +16,9 @@ import (
 // Generated graphs parse, and their annotations are what fakeprop infers.
 func TestGeneratedGraphsTypeCheck(t *testing.T) {
 	for _, cfg := range []graphgen.Config{{Nodes: 200}, {Nodes: 200, Symbolic: true}, {Nodes: 200, Mutating: true}} {
-		res, err := fx.Parse("gen.fx", []byte(graphgen.Transformer(cfg)), fx.Options{Lookup: ops.LookupSchema})
-		require.NoError(t, err)
-		g := res.Module.Graphs[0]
+		g := parse(t, graphgen.Transformer(cfg))
 		require.GreaterOrEqual(t, len(g.Nodes), cfg.Nodes)
-		p, err := passes.Parse("fakeprop")
-		require.NoError(t, err)
-		ctx := passes.NewContext(passes.Config{})
-		_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-		require.NoError(t, err)
-		require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
-		require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+		typeCheck(t, g)
 		require.NoError(t, ir.Verify(g, ir.StageTyped))
 	}
 }
@@ -36,21 +28,13 @@ func TestGeneratedGraphsTypeCheck(t *testing.T) {
 // compile pipeline runs without a diagnostic error.
 func TestBlocksTypeCheck(t *testing.T) {
 	src := graphgen.Blocks(graphgen.Config{Nodes: 300})
-	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
+	g := parse(t, src)
 	require.GreaterOrEqual(t, len(g.Nodes), 300*3/4, "getitems fold into their node")
 	require.Len(t, g.Inputs, 1+12*5, "5 layers of 60 statements, 12 weights each")
 	for _, n := range g.Nodes {
 		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
 	}
-	p, err := passes.Parse("fakeprop")
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
-	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
+	typeCheck(t, g)
 	outs := 0
 	g.Outputs[0].Walk(func(v *ir.Value) {
 		outs++
@@ -62,16 +46,9 @@ func TestBlocksTypeCheck(t *testing.T) {
 // SharedWeights keeps one set of weights for every layer.
 func TestBlocksSharedWeights(t *testing.T) {
 	src := graphgen.Blocks(graphgen.Config{Nodes: 300, SharedWeights: true})
-	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
-	require.NoError(t, err)
-	g := res.Module.Graphs[0]
+	g := parse(t, src)
 	require.Len(t, g.Inputs, 13)
-	p, err := passes.Parse("fakeprop")
-	require.NoError(t, err)
-	ctx := passes.NewContext(passes.Config{})
-	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
-	require.NoError(t, err)
-	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	typeCheck(t, g)
 	require.Equal(t, 5*12, g.Inputs[1].NumUses()+g.Inputs[2].NumUses()+countUses(g, 3, 12), "every layer reads the shared weights")
 }
 
@@ -81,4 +58,63 @@ func countUses(g *ir.Graph, from, to int) int {
 		n += v.NumUses()
 	}
 	return n
+}
+
+// TrainingBlocks stacks the PyTorch-traced training step: every annotation
+// PyTorch printed is what fakeprop infers, a layer reads the previous
+// layer's input gradient, and every layer's loss and weight gradients are
+// outputs.
+func TestTrainingBlocksTypeCheck(t *testing.T) {
+	src := graphgen.TrainingBlocks(graphgen.Config{Nodes: 500})
+	g := parse(t, src)
+	for _, n := range g.Nodes {
+		require.NotNil(t, n.Op, "%s: %s is not a registry op", n.Name, n.Target)
+	}
+	layers := (len(g.Inputs) - 1) / 12
+	require.Equal(t, 1+12*layers, len(g.Inputs))
+	require.GreaterOrEqual(t, layers, 3)
+	typeCheck(t, g)
+
+	var outs []*ir.Value
+	for _, o := range g.Outputs {
+		o.Walk(func(v *ir.Value) { outs = append(outs, v) })
+	}
+	require.Len(t, outs, 13*layers+1, "each layer's loss and 12 weight gradients, and the last input gradient")
+	require.Equal(t, "f32[][]cpu", outs[0].Type.String(), "the loss")
+	require.Equal(t, "bf16[2, 16, 64][1024, 64, 1]cpu", outs[len(outs)-1].Type.String(), "the input gradient")
+	for i, v := range outs[:len(outs)-1] {
+		if i%13 == 1 { // layer i/13's first weight gradient is ln1's weight
+			require.Equal(t, "bf16[64][1]cpu", v.Type.String(), "output %d", i)
+		}
+	}
+	// Layer 1's first node normalizes layer 0's input gradient.
+	var ln1 *ir.Node
+	for _, n := range g.Nodes {
+		if n.Name == "native_layer_norm_L1" {
+			ln1 = n
+		}
+	}
+	require.NotNil(t, ln1)
+	require.Equal(t, "add_5_L0", ln1.Args[0].Value.Name)
+}
+
+// parse reads a generated graph.
+func parse(t *testing.T, src string) *ir.Graph {
+	t.Helper()
+	res, err := fx.Parse("gen.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	return res.Module.Graphs[0]
+}
+
+// typeCheck runs fakeprop over g, verifying the IR after it: no error,
+// and every annotation PyTorch printed is what fakeprop infers.
+func typeCheck(t *testing.T, g *ir.Graph) {
+	t.Helper()
+	p, err := passes.Parse("fakeprop")
+	require.NoError(t, err)
+	ctx := passes.NewContext(passes.Config{})
+	_, err = (&passes.Manager{VerifyEach: true}).Run(p, ctx, g)
+	require.NoError(t, err)
+	require.False(t, ctx.Diags.HasErrors(), "%+v", ctx.Diags.Items)
+	require.Empty(t, ctx.Diags.Filter("type-mismatch"), "annotations must match inference")
 }
