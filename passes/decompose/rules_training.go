@@ -134,18 +134,37 @@ const (
 	reductionSum  = 2
 )
 
-// nllArgs reads what nll_loss_forward/backward share; class weights and
-// a 1-d input with a 1-d target keep the node whole.
-func (e *emitter) nllArgs(c *ops.Call) (self, target *ir.Value, reduction, ignore int64) {
-	self, target = e.tensorArg(c, "self"), e.tensorArg(c, "target")
+// nllArgs reads what nll_loss_forward/backward share; a 1-d input with a
+// batched target keeps the node whole.
+func (e *emitter) nllArgs(c *ops.Call) (self, target, weight *ir.Value, reduction, ignore int64) {
+	self, target, weight = e.tensorArg(c, "self"), e.tensorArg(c, "target"), e.tensorArg(c, "weight")
 	reduction, ignore = e.intArg(c, "reduction"), e.intArg(c, "ignore_index")
-	if e.err == nil && e.tensorArg(c, "weight") != nil {
-		e.whole("class weights are not decomposed")
-	}
 	if e.err == nil && tensor(self).Rank() < 2 && tensor(target).Rank() > 0 {
 		e.whole("a 1-d input with a batched target")
 	}
-	return self, target, reduction, ignore
+	return self, target, weight, reduction, ignore
+}
+
+// classWeight is weight viewed to broadcast along the class dim of a
+// rank-rank input: [1, C] for 2-d, weight itself for 1-d.
+func (e *emitter) classWeight(w *ir.Value, rank int) *ir.Value {
+	if w == nil || rank < 2 {
+		return w
+	}
+	return e.call("aten::view.default", []ir.Arg{val(w), ir.ListArg(i64(1), e.size(w, 0))})
+}
+
+// shapeOf is x's shape as a size-list argument.
+func (e *emitter) shapeOf(x *ir.Value) ir.Arg {
+	t := tensor(x)
+	if t == nil {
+		return ir.NoneArg()
+	}
+	dims := make([]ir.Arg, t.Rank())
+	for d := range dims {
+		dims[d] = e.size(x, d)
+	}
+	return ir.ListArg(dims...)
 }
 
 // kept is where(target != ignore_index, x, 0), the mask of every nll_loss.
@@ -157,24 +176,37 @@ func (e *emitter) kept(target *ir.Value, ignore int64, x *ir.Value) *ir.Value {
 	return e.where(e.cmp("ne", target, i64(ignore)), x, e.scalarTensor(i64(0), t.DType, t.Device))
 }
 
-// nllLossForward: -gather(self, C, safe_target) masked by ignore_index,
-// then summed (and divided by the count of kept targets for mean);
-// total_weight is that count in self's dtype (0 for reduction none).
+// nllLossForward: -gather(self*w, C, safe_target) masked by ignore_index,
+// then summed (and divided by total_weight for mean); total_weight sums
+// the kept targets' class weights, or counts them in self's dtype without
+// weights (0 for reduction none).
 func nllLossForward(e *emitter, c *ops.Call) []*ir.Value {
-	self, target, reduction, ignore := e.nllArgs(c)
+	self, target, weight, reduction, ignore := e.nllArgs(c)
 	if e.err != nil {
 		return nil
 	}
 	st := tensor(self)
 	cdim := min(1, st.Rank()-1)
+	w := e.classWeight(weight, st.Rank())
+	if w != nil {
+		self = e.mul(self, val(w))
+	}
 	safe := e.unsqueeze(e.kept(target, ignore, target), cdim)
 	picked := e.call("aten::gather.default", []ir.Arg{val(self), i64(int64(cdim)), val(safe)})
 	loss := e.kept(target, ignore, e.unary("neg", e.call("aten::squeeze.dim", []ir.Arg{val(picked), i64(int64(cdim))})))
 	if reduction == reductionNone && st.Rank() > 1 {
 		return []*ir.Value{loss, e.scalarTensor(f64(0), st.DType, st.Device)}
 	}
-	count := e.call("aten::sum.default", []ir.Arg{val(e.cmp("ne", target, i64(ignore)))})
-	total := e.cast(count, st.DType)
+	var total *ir.Value
+	if w != nil {
+		wx := e.call("aten::expand.default", []ir.Arg{val(w), e.shapeOf(self)})
+		ws := e.call("aten::gather.default", []ir.Arg{val(wx), i64(int64(cdim)), val(safe)})
+		ws = e.kept(target, ignore, e.call("aten::squeeze.dim", []ir.Arg{val(ws), i64(int64(cdim))}))
+		total = e.call("aten::sum.default", []ir.Arg{val(ws)})
+	} else {
+		count := e.call("aten::sum.default", []ir.Arg{val(e.cmp("ne", target, i64(ignore)))})
+		total = e.cast(count, st.DType)
+	}
 	switch reduction {
 	case reductionSum:
 		loss = e.call("aten::sum.default", []ir.Arg{val(loss)})
@@ -190,9 +222,9 @@ func (e *emitter) unsqueeze(x *ir.Value, d int) *ir.Value {
 
 // nllLossBackward (_nll_loss_backward): scatter -1 at each kept target
 // into zeros_like(self), times grad_output (divided by total_weight for
-// mean), zero where the target is ignored.
+// mean, times the class weights), zero where the target is ignored.
 func nllLossBackward(e *emitter, c *ops.Call) []*ir.Value {
-	self, target, reduction, ignore := e.nllArgs(c)
+	self, target, weight, reduction, ignore := e.nllArgs(c)
 	g, total := e.tensorArg(c, "grad_output"), e.tensorArg(c, "total_weight")
 	if e.err != nil {
 		return nil
@@ -207,6 +239,9 @@ func nllLossBackward(e *emitter, c *ops.Call) []*ir.Value {
 	grad := e.call("aten::scatter.value", []ir.Arg{val(zeros), i64(int64(cdim)), val(safe), f64(-1)})
 	if gt := tensor(g); gt != nil && tensor(self).Rank() > gt.Rank() && gt.Rank() > 0 {
 		g = e.unsqueeze(g, cdim)
+	}
+	if weight != nil {
+		g = e.mul(g, val(e.classWeight(weight, tensor(self).Rank())))
 	}
 	return []*ir.Value{e.mul(grad, val(e.kept(target, ignore, g)))}
 }

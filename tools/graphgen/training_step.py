@@ -164,15 +164,22 @@ def nll_case():
 
     gn, g0 = torch.randn(6), torch.tensor(0.5)
 
-    def f(lp, t, lp1, t0, gn, g0):
+    def f(lp, t, lp1, t0, gn, g0, w):
         outs = []
         for red in (0, 1, 2):
             loss, tw = aten.nll_loss_forward(lp, t, None, red, -100)
             outs += [loss, tw, aten.nll_loss_backward(g0 if red else gn, lp, t, None, red, -100, tw)]
         loss1, tw1 = aten.nll_loss_forward(lp1, t0, None, 1, -100)
         outs += [loss1, tw1, aten.nll_loss_backward(g0, lp1, t0, None, 1, -100, tw1)]
+        for red in (0, 1, 2):
+            loss, tw = aten.nll_loss_forward(lp, t, w, red, -100)
+            outs += [loss, tw, aten.nll_loss_backward(g0 if red else gn, lp, t, w, red, -100, tw)]
+        loss1, tw1 = aten.nll_loss_forward(lp1, t0, w, 1, -100)
+        outs += [loss1, tw1, aten.nll_loss_backward(g0, lp1, t0, w, 1, -100, tw1)]
         return tuple(outs)
-    return f, [lp, t, lp1, t0, gn, g0]
+    # class weights from their own generator, so the other cases' draws stay as they were
+    w = torch.rand(5, generator=torch.Generator().manual_seed(1)) + 0.5
+    return f, [lp, t, lp1, t0, gn, g0, w]
 
 
 def embedding_case():
