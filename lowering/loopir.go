@@ -197,12 +197,12 @@ type Instr struct {
 	ID     int // unique in the kernel; prints as tmp<ID>
 	Op     Opcode
 	DType  ir.DType
+	Reduce ReduceOp // OpReduce (beside the other one-byte fields: 112 bytes an instruction, not 128)
 	Args   []*Instr
 	Access *Access  // OpLoad, OpStore
 	Imm    Scalar   // OpConst
 	Expr   sym.Expr // OpIndex
 	Fn     string   // OpCall: a name from Fns
-	Reduce ReduceOp // OpReduce
 	Check  *Check   // OpCheck: the accepted range and the message (Expr is the size)
 }
 

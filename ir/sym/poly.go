@@ -156,11 +156,32 @@ func scale(e Expr, k int64) Expr {
 		return e
 	}
 	c, ts := view(e)
+	if len(ts) == 1 {
+		return mkPoly1(c*k, term{coef: ts[0].coef * k, fs: ts[0].fs})
+	}
 	out := make([]term, 0, len(ts))
 	for _, t := range ts {
 		out = appendTerm(out, t.coef*k, t.fs)
 	}
 	return mkPoly(c*k, out)
+}
+
+// mkPoly1 is mkPoly of the one term t, the node and its term
+// list in one allocation: scaling a monomial (x0 * stride) is the most
+// common polynomial built.
+func mkPoly1(c int64, t term) Expr {
+	if t.coef == 0 { // as appendTerm drops it
+		return Expr{c: c}
+	}
+	if c == 0 && t.coef == 1 && len(t.fs) == 1 && t.fs[0].pow == 1 {
+		return Expr{n: t.fs[0].atom}
+	}
+	p := &struct {
+		n node
+		t [1]term
+	}{t: [1]term{t}}
+	p.n = node{op: opPoly, c: c, terms: p.t[:], hash: hashTerms(c, p.t[:])}
+	return Expr{n: &p.n}
 }
 
 func mulPoly(a, b Expr) Expr {
