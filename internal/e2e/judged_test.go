@@ -60,6 +60,32 @@ var judged = map[string]judgement{
 			"go 8.04e-6; weight gradient 7.96e-6, 8.11e-7, 9.27e-6; input gradient 8.57e-5, 5.67e-6, 8.57e-5; " +
 			"same() accepts interp and go on every output (torch 2.15.0)",
 		map[int]float64{0: 1.99e-08, 1: 1.01e-06, 2: 9.95e-07, 4: 1.53e-06}, nil},
+	// Lowered since passes/decompose decomposes native_layer_norm_backward and
+	// embedding_dense_backward (branch i16t); 108 and 110 judged with integer
+	// inputs in [0, 2) (BERT's token-type embedding has 2 rows).
+	"corpus/107_compile_hf_gpt2_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"GPT-2 backward on randn: gradients reach 7e9 and the embedding gradient is a sum that cancels; interp " +
+			"sums in float64, go in float32. RMSE against float64 (out1): eager 210, interp 160, go 297; same() " +
+			"accepts interp and go on all 20 floating outputs (torch 2.15.0)",
+		map[int]float64{1: 2.39e-06, 2: 2.18e-06, 3: 2.2e-06, 4: 2.33e-06, 5: 1.83e-06, 6: 1.9e-06, 7: 1.3e-06,
+			8: 1.47e-06, 9: 1.64e-06, 10: 1.76e-06, 11: 1.2e-06, 12: 1.19e-06, 13: 1.02e-06, 14: 1.04e-06, 15: 9.45e-07,
+			16: 1.18e-06, 17: 1.25e-06, 18: 9.39e-07, 19: 1.01e-06, 20: 8.41e-07, 21: 1.02e-06, 22: 7.43e-07,
+			23: 5.97e-07, 24: 5.56e-07, 25: 4.94e-07, 26: 3.35e-07, 27: 3.35e-07, 28: 5.33e-08}, nil},
+	"corpus/108_compile_hf_bert_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"BERT backward on randn, as GPT-2's. RMSE against float64 (out3, the word-embedding gradient): eager " +
+			"0.0986, interp 0.124, go 0.0725; same() accepts interp and go on all 37 floating outputs (torch 2.15.0)",
+		map[int]float64{3: 2.53e-06, 4: 4.05e-06, 5: 4.03e-06, 6: 3.32e-06, 7: 2.6e-06, 9: 2.4e-06, 10: 2.6e-06,
+			11: 2.38e-06, 12: 2.91e-06, 13: 2.13e-06, 14: 1.65e-06, 15: 2.05e-06, 16: 2.08e-06, 17: 1.88e-06,
+			18: 1.76e-06, 19: 1.48e-06, 20: 1.63e-06, 21: 1.4e-06, 22: 1.52e-06, 23: 1.71e-06, 24: 1.29e-06,
+			25: 1.44e-06, 26: 1.44e-06, 27: 1.27e-06, 28: 1.45e-06, 29: 1.04e-06, 30: 9.34e-07, 31: 9.73e-07,
+			32: 1.18e-06, 33: 1.29e-06, 34: 8.13e-07, 35: 6.39e-07, 36: 8.47e-07, 37: 4.25e-07, 38: 4.91e-07,
+			39: 1.74e-07, 40: 3.51e-07}, nil},
+	"corpus/110_compile_hf_t5_encoder_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"T5 encoder backward on randn. RMSE against float64 (out1, the embedding gradient, values to 5e8): eager " +
+			"5.79, interp 3.93, go 6.38; same() accepts interp and go on all 19 floating outputs (torch 2.15.0)",
+		map[int]float64{1: 1.79e-06, 2: 2.51e-06, 3: 2.21e-06, 4: 2.47e-06, 5: 2.22e-06, 6: 2.62e-06, 7: 2.07e-06,
+			8: 2.59e-06, 9: 2.54e-06, 10: 2.34e-06, 11: 2.54e-06, 12: 2.48e-06, 13: 2.6e-06, 14: 1.97e-06,
+			15: 1.73e-06, 16: 7.17e-07, 17: 7.06e-07, 18: 4.24e-07, 19: 2.1e-07}, nil},
 	"corpus/042_blenderbot_layer_fwd_ln_attn_softmax_gelu.fx.txt": {interp.DefaultTolerance(ir.BF16),
 		"AMP: the linears run in bf16 and the f32 outputs carry bf16 rounding; out0 holds sums whose terms " +
 			"reach 3.6e4, so a near-zero element differs by 32 (one bf16 unit of a term) between interp and go. " +
