@@ -1,4 +1,10 @@
-package e2e
+// Package judged holds PyTorch's verdicts on corpus graphs whose compiled
+// code and interp differ by more than assert_close's default for the
+// output dtype: the figures tools/e2e_judge/judge.py printed, and the RMS
+// bounds they imply. internal/e2e (the generated Go), codegen/cuda (the
+// emulated CUDA) and passes/decompose (a decomposed graph against interp's
+// whole ops) compare those graphs through it.
+package judged
 
 import (
 	"fmt"
@@ -9,24 +15,24 @@ import (
 	"github.com/kiln-compiler/kiln/ir"
 )
 
-// judgement is PyTorch's verdict on a graph whose generated code and
-// interp differ by more than assert_close's default for the output dtype.
-type judgement struct {
-	tol interp.Tolerance
-	why string // the figures tools/e2e_judge printed
-	// rms bounds RMS(go - interp) / RMS(interp) per output, where the
-	// elements differ past tol (cancellation: a sum of large terms that is
+// Judgement is PyTorch's verdict on one graph.
+type Judgement struct {
+	Tol interp.Tolerance
+	Why string // the figures tools/e2e_judge printed
+	// RMS bounds RMS(got - interp) / RMS(interp) per output, where the
+	// elements differ past Tol (cancellation: a sum of large terms that is
 	// near zero carries their rounding). same() accepts a result whose
 	// RMSE against float64 is within mult x eager's (2, or 3 for half
-	// types); both interp and go passing it puts RMS(go - interp) within
-	// 2 x mult x eager's RMSE. The bound is that, with eager's RMSE
-	// relative to RMS(float64) as tools/e2e_judge printed it.
-	rms map[int]float64
-	// rmsIn is the same for inputs the graph mutates, by name.
-	rmsIn map[string]float64
+	// types); both interp and the compiled code passing it puts
+	// RMS(got - interp) within 2 x mult x eager's RMSE. The bound is that,
+	// with eager's RMSE relative to RMS(float64) as tools/e2e_judge
+	// printed it.
+	RMS map[int]float64
+	// RMSIn is the same for inputs the graph mutates, by name.
+	RMSIn map[string]float64
 }
 
-// judged are the corpus graphs PyTorch was asked about with
+// table holds the corpus graphs PyTorch was asked about with
 // tools/e2e_judge/judge.py: eager PyTorch ran the graph on the judge's
 // inputs (randn, seed 0; not this test's) in its dtypes and in float64,
 // and torch._dynamo.utils.same (Inductor's own accuracy check: allclose
@@ -34,8 +40,8 @@ type judgement struct {
 // half types) accepted interp and the generated Go alike. They compare
 // here as same() does: elementwise at that check's first tolerance (or
 // the one named), else by RMS within the bound both passing implies
-// (judgement.rms); past it, a MISMATCH.
-var judged = map[string]judgement{
+// (Judgement.RMS); past it, a MISMATCH.
+var table = map[string]Judgement{
 	"corpus/007_mlp_addmm_relu.fx.txt": {interp.Tolerance{RTol: 1e-4, ATol: 1e-4},
 		"10 f32 layers of 2048x2048 addmm+relu reach 1.7e15; near-zero sums of such terms differ past 1e-4 " +
 			"elementwise. RMSE against float64: eager 4.68e8, interp 4.06e7, go 3.45e8 (go was 9.41e8 before rt's " +
@@ -96,43 +102,47 @@ var judged = map[string]judgement{
 			20: 0.0172, 21: 0.0199, 22: 0.02, 23: 0.00997, 24: 0.00997, 25: 0.00997}, nil},
 }
 
-func judgementOf(name string) (judgement, bool) {
+// Of is the judgement on a graph, named by its path under testdata
+// ("corpus/107_compile_hf_gpt2_train_backward.fx.txt"); a "#N" graph
+// index after the name is ignored.
+func Of(name string) (Judgement, bool) {
 	graph, _, _ := strings.Cut(name, "#")
-	j, ok := judged[graph]
+	j, ok := table[graph]
 	return j, ok
 }
 
-// tolerance is assert_close's default for dt, or the judged graph's.
-func tolerance(name string, dt ir.DType) interp.Tolerance {
+// Tolerance is assert_close's default for dt, or the judged graph's where
+// it is looser.
+func Tolerance(name string, dt ir.DType) interp.Tolerance {
 	def := interp.DefaultTolerance(dt)
-	if j, ok := judgementOf(name); ok && dt.IsFloat() {
-		return interp.Tolerance{RTol: max(def.RTol, j.tol.RTol), ATol: max(def.ATol, j.tol.ATol)}
+	if j, ok := Of(name); ok && dt.IsFloat() {
+		return interp.Tolerance{RTol: max(def.RTol, j.Tol.RTol), ATol: max(def.ATol, j.Tol.ATol)}
 	}
 	return def
 }
 
-// withinJudgedRMS reports whether output i of a judged graph is within
-// its RMS bound, and the figures.
-func withinJudgedRMS(name string, i int, want, got *interp.Tensor) (bool, string) {
-	j, ok := judgementOf(name)
-	bound, has := j.rms[i]
-	if !ok || !has {
+// Output reports whether output i is within the graph's RMS bound for it,
+// and the figures; false where there is no bound.
+func (j Judgement) Output(i int, want, got *interp.Tensor) (bool, string) {
+	bound, ok := j.RMS[i]
+	if !ok {
 		return false, ""
 	}
-	return withinRMS(bound, want, got)
+	return WithinRMS(bound, want, got)
 }
 
-// withinJudgedRMSIn is withinJudgedRMS for a mutated input.
-func withinJudgedRMSIn(name, input string, want, got *interp.Tensor) (bool, string) {
-	j, ok := judgementOf(name)
-	bound, has := j.rmsIn[input]
-	if !ok || !has {
+// Input is Output for an input the graph mutates.
+func (j Judgement) Input(name string, want, got *interp.Tensor) (bool, string) {
+	bound, ok := j.RMSIn[name]
+	if !ok {
 		return false, ""
 	}
-	return withinRMS(bound, want, got)
+	return WithinRMS(bound, want, got)
 }
 
-func withinRMS(bound float64, want, got *interp.Tensor) (bool, string) {
+// WithinRMS reports whether RMS(got - want) / RMS(want) is within bound
+// (NaNs and infinities where both agree left out), and the figures.
+func WithinRMS(bound float64, want, got *interp.Tensor) (bool, string) {
 	if !want.DType.IsFloat() {
 		return false, ""
 	}
@@ -149,5 +159,5 @@ func withinRMS(bound float64, want, got *interp.Tensor) (bool, string) {
 		return false, ""
 	}
 	rel := math.Sqrt(diff / ref)
-	return rel <= bound, fmt.Sprintf("RMS(go-interp)/RMS(interp) %.3g <= %.3g", rel, bound)
+	return rel <= bound, fmt.Sprintf("RMS(got-interp)/RMS(interp) %.3g <= %.3g", rel, bound)
 }
