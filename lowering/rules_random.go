@@ -39,6 +39,7 @@ func randomRules() map[string]rule {
 		"rand_like":                   randFactory("rand_uniform"),
 		"randn_like":                  randFactory("rand_normal"),
 		"bernoulli":                   lowerBernoulli,
+		"bernoulli.p":                 lowerBernoulliP,
 		"native_dropout":              lowerDropout,
 		"prims::inductor_seeds":       lowerInductorSeeds,
 		"prims::inductor_lookup_seed": lowerInductorLookupSeed,
@@ -234,5 +235,23 @@ func lowerInductorRandom(l *lowerer, c *ops.Call) error {
 	b := l.newKernel(shape)
 	v := l.draw(b, fn, b.load(seed, nil), 0, shape)
 	b.store(out, outerVars(len(shape)), v)
+	return nil
+}
+
+// lowerBernoulliP is bernoulli.p: u < p compared in float64, as interp
+// does, stored as 0/1 in self's dtype (self's values are not read).
+func lowerBernoulliP(l *lowerer, c *ops.Call) error {
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	p, err := c.Float("p")
+	if err != nil {
+		return err
+	}
+	shape := out.layout.Shape
+	b := l.newKernel(shape)
+	u := b.cast(l.draw(b, "rand_uniform", nil, StreamID(c.Node.Name), shape), ir.F64)
+	b.store(out, outerVars(len(shape)), b.call("lt", ir.Bool, u, b.constant(p, ir.F64)))
 	return nil
 }

@@ -86,7 +86,7 @@ func c11opsTable() []Entry {
 		{Schema: "random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
 		{Schema: "random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
 		{Schema: "random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
-		{Schema: "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
+		{Schema: "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true, Functional: "aten::bernoulli.p"},
 		{Schema: "bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", Kind: KindRandom, Meta: selfRule(metaIndexLike), Random: true},
 		{Schema: "randint(SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", Kind: KindRandom, Meta: metaRandint, Random: true},
 		{Schema: "randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", Kind: KindRandom, Meta: metaRandint, Random: true},

@@ -8,7 +8,7 @@ func builtinTables() []Entry {
 		pointwiseTable(), viewTable(), castTable(), reduceTable(), factoryTable(), matmulTable(),
 		nnTable(), backwardTable(), miscTable11(), attentionCPUTable(), inductorPrimsTable(), indexTable(), dataDepTable(), symTable(), shapeTable(), foreachTable(), collectiveTable(),
 		conformanceTable(), conformanceTable2(), conformanceTable3(), linalgTable(), fftTable(), dynamoTable(), linalgMoreTable(), linalgCompositeTable(),
-		pointwiseTableC11(), c11opsTable(), pool1dTable(), specialAliasTable(),
+		pointwiseTableC11(), c11opsTable(), pool1dTable(), specialAliasTable(), trainingTable(),
 	} {
 		all = append(all, t...)
 	}

@@ -46,7 +46,7 @@ func TestCorpusEmulated(t *testing.T) {
 				t.Skip("interp and the lowered program disagree upstream of codegen: " + why)
 			}
 			t.Parallel()
-			checkAgainstInterp(t, g, opts)
+			checkJudged(t, g, opts, strings.TrimPrefix(tg.Name, "../../testdata/"))
 		})
 	})
 	t.Logf("%d graphs generated and run", run)

@@ -18,6 +18,7 @@ import (
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/driver"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/internal/judged"
 	"github.com/kiln-compiler/kiln/internal/testgraphs"
 	"github.com/kiln-compiler/kiln/internal/tooltest"
 	"github.com/kiln-compiler/kiln/interp"
@@ -187,6 +188,7 @@ func check(t *testing.T, bin, dir string, c *candidate, env string) outcome {
 		args = append(args, "-sym", fmt.Sprintf("%s=%d", s, c.want.Sym[s]))
 	}
 	var judgedRMS []string
+	judgement, _ := judged.Of(c.name)
 	cmd := exec.Command(bin, args...)
 	if env != "" {
 		cmd.Env = append(os.Environ(), env)
@@ -203,8 +205,8 @@ func check(t *testing.T, bin, dir string, c *candidate, env string) outcome {
 		if err != nil {
 			return outcome{c.name, "RUN-FAIL", firstLine(err.Error())}
 		}
-		if m := interp.CompareTensors(wt, got, tolerance(c.name, wt.DType)); m != nil {
-			if ok, why := withinJudgedRMS(c.name, i, wt, got); ok {
+		if m := interp.CompareTensors(wt, got, judged.Tolerance(c.name, wt.DType)); m != nil {
+			if ok, why := judgement.Output(i, wt, got); ok {
 				judgedRMS = append(judgedRMS, fmt.Sprintf("output %d: %d of %d elements past rtol/atol, %s", i, m.Bad, m.Total, why))
 				continue
 			}
@@ -220,8 +222,8 @@ func check(t *testing.T, bin, dir string, c *candidate, env string) outcome {
 		if err != nil {
 			return outcome{c.name, "RUN-FAIL", firstLine(err.Error())}
 		}
-		if m := interp.CompareTensors(wt, got, tolerance(c.name, wt.DType)); m != nil {
-			if ok, why := withinJudgedRMSIn(c.name, param.Name, wt, got); ok {
+		if m := interp.CompareTensors(wt, got, judged.Tolerance(c.name, wt.DType)); m != nil {
+			if ok, why := judgement.Input(param.Name, wt, got); ok {
 				judgedRMS = append(judgedRMS, fmt.Sprintf("mutated input %s: %d of %d elements past rtol/atol, %s", param.Name, m.Bad, m.Total, why))
 				continue
 			}
@@ -229,8 +231,8 @@ func check(t *testing.T, bin, dir string, c *candidate, env string) outcome {
 		}
 	}
 	detail := fmt.Sprintf("%d kernel(s)", len(c.prog.Loop.Kernels))
-	if j, ok := judgementOf(c.name); ok {
-		detail += fmt.Sprintf("; compared at rtol %g atol %g, else by RMS: %s", j.tol.RTol, j.tol.ATol, strings.Join(judgedRMS, "; "))
+	if j, ok := judged.Of(c.name); ok {
+		detail += fmt.Sprintf("; compared at rtol %g atol %g, else by RMS: %s", j.Tol.RTol, j.Tol.ATol, strings.Join(judgedRMS, "; "))
 	}
 	return outcome{c.name, "ok", detail}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend/fx"
+	"github.com/kiln-compiler/kiln/internal/judged"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -113,9 +115,20 @@ func corpusValidate(t *testing.T, name string, before, after *ir.Graph) string {
 			t.Logf("%s: seed %d: not within torch.testing's default tolerance: %v", name, seed, err)
 			err = fztest.EquivalentWithin(before, after, seed, compiledModelTolerance)
 		}
+		if j, ok := judged.Of(judgedName(name)); ok && err != nil {
+			t.Logf("%s: seed %d: not within allclose at 1e-4: %v", name, seed, err)
+			err = withinJudgedRMS(before, after, seed, j)
+		}
 		require.NoError(t, err, "%s: seed %d", name, seed)
 	}
 	return ""
+}
+
+// judgedName is a corpus graph's name as internal/judged keys it:
+// "107_x.fx.txt[0]" is "corpus/107_x.fx.txt".
+func judgedName(name string) string {
+	base, _, _ := strings.Cut(name, "[")
+	return "corpus/" + base
 }
 
 func corpusGraphs(t *testing.T, file string) []*ir.Graph {

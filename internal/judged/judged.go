@@ -1,0 +1,163 @@
+// Package judged holds PyTorch's verdicts on corpus graphs whose compiled
+// code and interp differ by more than assert_close's default for the
+// output dtype: the figures tools/e2e_judge/judge.py printed, and the RMS
+// bounds they imply. internal/e2e (the generated Go), codegen/cuda (the
+// emulated CUDA) and passes/decompose (a decomposed graph against interp's
+// whole ops) compare those graphs through it.
+package judged
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/interp"
+	"github.com/kiln-compiler/kiln/ir"
+)
+
+// Judgement is PyTorch's verdict on one graph.
+type Judgement struct {
+	Tol interp.Tolerance
+	Why string // the figures tools/e2e_judge printed
+	// RMS bounds RMS(got - interp) / RMS(interp) per output, where the
+	// elements differ past Tol (cancellation: a sum of large terms that is
+	// near zero carries their rounding). same() accepts a result whose
+	// RMSE against float64 is within mult x eager's (2, or 3 for half
+	// types); both interp and the compiled code passing it puts
+	// RMS(got - interp) within 2 x mult x eager's RMSE. The bound is that,
+	// with eager's RMSE relative to RMS(float64) as tools/e2e_judge
+	// printed it.
+	RMS map[int]float64
+	// RMSIn is the same for inputs the graph mutates, by name.
+	RMSIn map[string]float64
+}
+
+// table holds the corpus graphs PyTorch was asked about with
+// tools/e2e_judge/judge.py: eager PyTorch ran the graph on the judge's
+// inputs (randn, seed 0; not this test's) in its dtypes and in float64,
+// and torch._dynamo.utils.same (Inductor's own accuracy check: allclose
+// at tol 1e-4, else RMSE against float64 within 2x eager's own, 3x for
+// half types) accepted interp and the generated Go alike. They compare
+// here as same() does: elementwise at that check's first tolerance (or
+// the one named), else by RMS within the bound both passing implies
+// (Judgement.RMS); past it, a MISMATCH.
+var table = map[string]Judgement{
+	"corpus/007_mlp_addmm_relu.fx.txt": {interp.Tolerance{RTol: 1e-4, ATol: 1e-4},
+		"10 f32 layers of 2048x2048 addmm+relu reach 1.7e15; near-zero sums of such terms differ past 1e-4 " +
+			"elementwise. RMSE against float64: eager 4.68e8, interp 4.06e7, go 3.45e8 (go was 9.41e8 before rt's " +
+			"GEMM summed blocks of k from zero, which same() rejected), same() accepts both (torch 2.15.0)",
+		map[int]float64{0: 3.84e-06}, nil},
+	"corpus/013_dcgan_train_fwd_batchnorm_amp.fx.txt": {interp.DefaultTolerance(ir.BF16),
+		"AMP: the convolutions run in bf16 and the f32 outputs carry bf16 rounding; bf16 convolution outputs " +
+			"differ by a few bf16 units where a sum of large terms is small (out8: 17 of 1M elements past bf16's " +
+			"rtol; out18, the bf16 copy of a leaky relu after batch norm, 1.4%), while RMSE against float64 is the same for eager, interp and go (out8 0.572, out21 0.0646) " +
+			"and same() accepts both on every floating output, bf16 included, and on the running statistics it " +
+			"updates in place (primals_17: RMSE 0.00646 eager, 0.00647 interp and go; torch 2.15.0)",
+		map[int]float64{0: 0.00408, 4: 0.0101, 5: 0.00996, 6: 0.0174, 7: 0.00997, 8: 0.0228, 9: 0.000713,
+			10: 0.0202, 11: 0.00998, 12: 0.0252, 13: 0.000877, 14: 0.0255, 15: 0.00997, 16: 0.0299, 17: 0.00159,
+			18: 0.03, 19: 0.00982, 20: 0.00408, 21: 0.00698, 22: 0.00712, 23: 0.00724},
+		map[string]float64{"primals_5": 0.00705, "primals_6": 0.00143, "primals_11": 0.00681, "primals_12": 0.00179,
+			"primals_17": 0.00689, "primals_18": 0.00325}},
+
+	"corpus/041_depyf_joint_graph_plbart_ce_loss.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"f32 products of K=768 and 1024 (logits, and the weight's and input's gradients) differ between " +
+			"interp (float64 sums) and go (float32 FMA blocks) past float32's rtol where an element is small " +
+			"beside its terms (1.3% of the logits). RMSE against float64: logits eager 7.01e-6, interp 9.92e-7, " +
+			"go 8.04e-6; weight gradient 7.96e-6, 8.11e-7, 9.27e-6; input gradient 8.57e-5, 5.67e-6, 8.57e-5; " +
+			"same() accepts interp and go on every output (torch 2.15.0)",
+		map[int]float64{0: 1.99e-08, 1: 1.01e-06, 2: 9.95e-07, 4: 1.53e-06}, nil},
+	// Lowered since passes/decompose decomposes native_layer_norm_backward and
+	// embedding_dense_backward (branch i16t); 108 and 110 judged with integer
+	// inputs in [0, 2) (BERT's token-type embedding has 2 rows).
+	"corpus/107_compile_hf_gpt2_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"GPT-2 backward on randn: gradients reach 7e9 and the embedding gradient is a sum that cancels; interp " +
+			"sums in float64, go in float32. RMSE against float64 (out1): eager 210, interp 160, go 297; same() " +
+			"accepts interp and go on all 20 floating outputs (torch 2.15.0)",
+		map[int]float64{1: 2.39e-06, 2: 2.18e-06, 3: 2.2e-06, 4: 2.33e-06, 5: 1.83e-06, 6: 1.9e-06, 7: 1.3e-06,
+			8: 1.47e-06, 9: 1.64e-06, 10: 1.76e-06, 11: 1.2e-06, 12: 1.19e-06, 13: 1.02e-06, 14: 1.04e-06, 15: 9.45e-07,
+			16: 1.18e-06, 17: 1.25e-06, 18: 9.39e-07, 19: 1.01e-06, 20: 8.41e-07, 21: 1.02e-06, 22: 7.43e-07,
+			23: 5.97e-07, 24: 5.56e-07, 25: 4.94e-07, 26: 3.35e-07, 27: 3.35e-07, 28: 5.33e-08}, nil},
+	"corpus/108_compile_hf_bert_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"BERT backward on randn, as GPT-2's. RMSE against float64 (out3, the word-embedding gradient): eager " +
+			"0.0986, interp 0.124, go 0.0725; same() accepts interp and go on all 37 floating outputs (torch 2.15.0)",
+		map[int]float64{3: 2.53e-06, 4: 4.05e-06, 5: 4.03e-06, 6: 3.32e-06, 7: 2.6e-06, 9: 2.4e-06, 10: 2.6e-06,
+			11: 2.38e-06, 12: 2.91e-06, 13: 2.13e-06, 14: 1.65e-06, 15: 2.05e-06, 16: 2.08e-06, 17: 1.88e-06,
+			18: 1.76e-06, 19: 1.48e-06, 20: 1.63e-06, 21: 1.4e-06, 22: 1.52e-06, 23: 1.71e-06, 24: 1.29e-06,
+			25: 1.44e-06, 26: 1.44e-06, 27: 1.27e-06, 28: 1.45e-06, 29: 1.04e-06, 30: 9.34e-07, 31: 9.73e-07,
+			32: 1.18e-06, 33: 1.29e-06, 34: 8.13e-07, 35: 6.39e-07, 36: 8.47e-07, 37: 4.25e-07, 38: 4.91e-07,
+			39: 1.74e-07, 40: 3.51e-07}, nil},
+	"corpus/110_compile_hf_t5_encoder_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"T5 encoder backward on randn. RMSE against float64 (out1, the embedding gradient, values to 5e8): eager " +
+			"5.79, interp 3.93, go 6.38; same() accepts interp and go on all 19 floating outputs (torch 2.15.0)",
+		map[int]float64{1: 1.79e-06, 2: 2.51e-06, 3: 2.21e-06, 4: 2.47e-06, 5: 2.22e-06, 6: 2.62e-06, 7: 2.07e-06,
+			8: 2.59e-06, 9: 2.54e-06, 10: 2.34e-06, 11: 2.54e-06, 12: 2.48e-06, 13: 2.6e-06, 14: 1.97e-06,
+			15: 1.73e-06, 16: 7.17e-07, 17: 7.06e-07, 18: 4.24e-07, 19: 2.1e-07}, nil},
+	"corpus/042_blenderbot_layer_fwd_ln_attn_softmax_gelu.fx.txt": {interp.DefaultTolerance(ir.BF16),
+		"AMP: the linears run in bf16 and the f32 outputs carry bf16 rounding; out0 holds sums whose terms " +
+			"reach 3.6e4, so a near-zero element differs by 32 (one bf16 unit of a term) between interp and go. " +
+			"RMSE against float64: out0 eager 372, interp 373, go 374; out11 4.77, 4.77, 4.87; same() accepts " +
+			"interp and go on every floating output, bf16 included (torch 2.15.0, kiln's dropout streams)",
+		map[int]float64{0: 0.244, 4: 1.03e-07, 5: 1.68e-07, 6: 0.00995, 7: 0.725, 8: 0.514, 9: 0.516,
+			11: 0.148, 12: 0.00114, 13: 0.284, 14: 0.284, 15: 0.28, 17: 0.00997, 18: 0.00997, 19: 0.00998,
+			20: 0.0172, 21: 0.0199, 22: 0.02, 23: 0.00997, 24: 0.00997, 25: 0.00997}, nil},
+}
+
+// Of is the judgement on a graph, named by its path under testdata
+// ("corpus/107_compile_hf_gpt2_train_backward.fx.txt"); a "#N" graph
+// index after the name is ignored.
+func Of(name string) (Judgement, bool) {
+	graph, _, _ := strings.Cut(name, "#")
+	j, ok := table[graph]
+	return j, ok
+}
+
+// Tolerance is assert_close's default for dt, or the judged graph's where
+// it is looser.
+func Tolerance(name string, dt ir.DType) interp.Tolerance {
+	def := interp.DefaultTolerance(dt)
+	if j, ok := Of(name); ok && dt.IsFloat() {
+		return interp.Tolerance{RTol: max(def.RTol, j.Tol.RTol), ATol: max(def.ATol, j.Tol.ATol)}
+	}
+	return def
+}
+
+// Output reports whether output i is within the graph's RMS bound for it,
+// and the figures; false where there is no bound.
+func (j Judgement) Output(i int, want, got *interp.Tensor) (bool, string) {
+	bound, ok := j.RMS[i]
+	if !ok {
+		return false, ""
+	}
+	return WithinRMS(bound, want, got)
+}
+
+// Input is Output for an input the graph mutates.
+func (j Judgement) Input(name string, want, got *interp.Tensor) (bool, string) {
+	bound, ok := j.RMSIn[name]
+	if !ok {
+		return false, ""
+	}
+	return WithinRMS(bound, want, got)
+}
+
+// WithinRMS reports whether RMS(got - want) / RMS(want) is within bound
+// (NaNs and infinities where both agree left out), and the figures.
+func WithinRMS(bound float64, want, got *interp.Tensor) (bool, string) {
+	if !want.DType.IsFloat() {
+		return false, ""
+	}
+	w, g := want.Floats(), got.Floats()
+	var diff, ref float64
+	for k := range w {
+		if math.IsNaN(w[k]) && math.IsNaN(g[k]) || math.IsInf(w[k], 0) && w[k] == g[k] {
+			continue
+		}
+		diff += (g[k] - w[k]) * (g[k] - w[k])
+		ref += w[k] * w[k]
+	}
+	if ref == 0 {
+		return false, ""
+	}
+	rel := math.Sqrt(diff / ref)
+	return rel <= bound, fmt.Sprintf("RMS(got-interp)/RMS(interp) %.3g <= %.3g", rel, bound)
+}
