@@ -231,6 +231,15 @@ func addmmF32(op string, out *Tensor, args []*Tensor) error {
 	}
 	os, ss := out.strides(), self.strides()
 	od, sd := F32s(out.Data), F32s(self.Data)
+	if n := out.Shape[1]; os[1] == 1 && ss[1] == 1 { // rows: on lanes where there are
+		for i := range out.Shape[0] {
+			orow, srow := od[out.Offset+i*os[0]:][:n], sd[self.Offset+i*ss[0]:][:n]
+			for j := addF32Lanes(orow, srow); j < len(orow); j++ {
+				orow[j] = srow[j] + orow[j]
+			}
+		}
+		return nil
+	}
 	for i := range out.Shape[0] {
 		for j := range out.Shape[1] {
 			o := out.Offset + i*os[0] + j*os[1]

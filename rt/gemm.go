@@ -5,9 +5,10 @@ import (
 )
 
 // A float32 GEMM for mm and bmm: B is packed a strip of gemmNR columns at
-// a time into contiguous memory, and a 4×16 block of C is accumulated in
-// registers (on AVX2 lanes in GOEXPERIMENT=simd builds: gemm_amd64.go),
-// the scalar loop taking the rows and columns left over. Every element of
+// a time into contiguous memory, and 6×16 and 4×16 blocks of C are
+// accumulated in registers (on AVX2 lanes in GOEXPERIMENT=simd builds:
+// gemm_amd64.go, gemm_amd64.s), the scalar loop taking the rows and
+// columns left over. Every element of
 // C is summed over each block of gemmKC values of k in order from +0, each
 // step a fused multiply-add (one rounding, as the sgemm kernels behind
 // PyTorch's CPU mm compute): the lanes with VFMADD, the scalar loop with
@@ -17,7 +18,6 @@ import (
 // against float64 9.4e8, twice eager's 4.7e8, with one chain).
 
 const (
-	gemmMR = 4  // rows of C per register block
 	gemmNR = 16 // columns of C per strip (two 8-lane vectors)
 	gemmKC = 256
 )
@@ -64,12 +64,7 @@ func sgemm(m, k, n int64, a []float32, b f32Matrix, c []float32) error {
 			}
 			for p0 := int64(0); p0 < k; p0 += gemmKC {
 				kc := min(gemmKC, k-p0)
-				for p := range kc {
-					row := pack[p*gemmNR : p*gemmNR+w]
-					for j := range row {
-						row[j] = b.at(p0+p, j0+int64(j))
-					}
-				}
+				b.pack(pack, p0, kc, j0, w)
 				i := int64(0)
 				if w == gemmNR {
 					i = sgemmLanes(m, k, n, a, pack[:kc*gemmNR], c, p0, j0)
@@ -81,6 +76,36 @@ func sgemm(m, k, n int64, a []float32, b f32Matrix, c []float32) error {
 		}
 		return nil
 	})
+}
+
+// pack copies m's rows p0 to p0+kc, columns j0 to j0+w into pack, gemmNR
+// floats a row. Along the memory's contiguous direction: rows for a
+// row-major B, columns for a transposed one (linear's weight, whose
+// columns a row-by-row walk would read one cache line per element).
+func (m f32Matrix) pack(pack []float32, p0, kc, j0, w int64) {
+	switch {
+	case m.cs == 1:
+		for p := range kc {
+			o := m.off + (p0+p)*m.rs + j0
+			copy(pack[p*gemmNR:p*gemmNR+w], m.data[o:o+w])
+		}
+	case m.rs == 1:
+		for j := range w {
+			o := m.off + (j0+j)*m.cs + p0
+			col := m.data[o : o+kc]
+			dst := pack[j:]
+			for p, x := range col {
+				dst[int64(p)*gemmNR] = x
+			}
+		}
+	default:
+		for p := range kc {
+			row := pack[p*gemmNR : p*gemmNR+w]
+			for j := range row {
+				row[j] = m.at(p0+p, j0+int64(j))
+			}
+		}
+	}
 }
 
 // sgemmRow adds row i of A's block of k times the packed strip, summed

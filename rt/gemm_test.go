@@ -34,8 +34,9 @@ func naiveMM(m, k, n int64, a, b f32Matrix) []float32 {
 
 // TestMatmulF32: mm and bmm through sgemm give the blocked loop's bits
 // (the lanes' VFMADD and FMA32 agree) for
-// sizes around the 4×16 blocks (leftover rows and columns; k past a block
-// of 256), a transposed
+// sizes around the 6×16 and 4×16 blocks (leftover rows and columns; k
+// past a block of 256, where the assembly's 6×16 block adds to C), a
+// transposed
 // B (linear's weight), an offset output view, in parallel chunks; and
 // the same in GOEXPERIMENT=simd builds, where the blocks run on lanes.
 func TestMatmulF32(t *testing.T) {
@@ -47,7 +48,7 @@ func TestMatmulF32(t *testing.T) {
 		}
 		return t.Data
 	}
-	for _, sz := range [][3]int64{{1, 1, 1}, {4, 16, 16}, {5, 7, 17}, {9, 33, 50}, {64, 70, 48}, {5, 300, 17}, {8, 520, 32}, {3, 0, 5}} {
+	for _, sz := range [][3]int64{{1, 1, 1}, {4, 16, 16}, {5, 7, 17}, {9, 33, 50}, {64, 70, 48}, {5, 300, 17}, {8, 520, 32}, {10, 300, 32}, {12, 5, 16}, {3, 0, 5}} {
 		m, k, n := sz[0], sz[1], sz[2]
 		for _, bT := range []bool{false, true} {
 			a := &Tensor{DType: "f32", Shape: []int64{m, k}, Data: fill(m*k, 1)}
@@ -83,4 +84,47 @@ func TestMatmulF32(t *testing.T) {
 	// A layout past the end of its buffer is an error, not a panic.
 	short := &Tensor{DType: "f32", Shape: []int64{4, 4}, Data: fill(8, 0)}
 	require.ErrorContains(t, Extern("aten::mm.default", NewTensor("f32", []int64{4, 4}), []*Tensor{short, short}, nil), "needs more than")
+}
+
+// TestAddmmF32: addmm is self + mm's bits, element by element, for a
+// broadcast bias (stride 0 along rows: linear's), a full self and a
+// transposed self (the scalar path), rows of 21 (two 8-lane pieces and a
+// tail of 5), in builds with and without lanes.
+func TestAddmmF32(t *testing.T) {
+	const m, k, n = 7, 40, 21
+	vals := func(c int, seed float64) []float32 {
+		v := make([]float32, c)
+		for i := range v {
+			v[i] = float32(math.Sin(float64(i)*0.53+seed) * 5)
+		}
+		return v
+	}
+	tensor := func(shape, strides []int64, v []float32) *Tensor {
+		tt := NewTensor("f32", []int64{int64(len(v))})
+		copy(F32s(tt.Data), v)
+		return &Tensor{DType: "f32", Shape: shape, Strides: strides, Data: tt.Data}
+	}
+	av, bv := vals(m*k, 1), vals(k*n, 2)
+	mm := naiveMM(m, k, n, f32Matrix{data: av, rs: k, cs: 1}, f32Matrix{data: bv, rs: n, cs: 1})
+	type self struct {
+		t  *Tensor
+		at func(i, j int) float32
+	}
+	bias, full := vals(n, 3), vals(m*n, 4)
+	selfs := map[string]self{
+		"bias":       {tensor([]int64{m, n}, []int64{0, 1}, bias), func(i, j int) float32 { return bias[j] }},
+		"full":       {tensor([]int64{m, n}, []int64{n, 1}, full), func(i, j int) float32 { return full[i*n+j] }},
+		"transposed": {tensor([]int64{m, n}, []int64{1, m}, full), func(i, j int) float32 { return full[j*m+i] }},
+	}
+	for name, s := range selfs {
+		out := NewTensor("f32", []int64{m, n})
+		a, b := tensor([]int64{m, k}, nil, av), tensor([]int64{k, n}, nil, bv)
+		require.NoError(t, Extern("aten::addmm.default", out, []*Tensor{s.t, a, b}, nil))
+		for i := range m {
+			for j := range n {
+				want := s.at(i, j) + mm[i*n+j]
+				require.Equal(t, math.Float32bits(want), math.Float32bits(F32s(out.Data)[i*n+j]), "%s self at (%d, %d)", name, i, j)
+			}
+		}
+	}
 }

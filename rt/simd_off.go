@@ -15,3 +15,6 @@ func SIMDStatus() string {
 
 // sgemmLanes: no lanes in this build; the scalar loop runs every row.
 func sgemmLanes(m, k, n int64, a, pack, c []float32, p0, j0 int64) int64 { return 0 }
+
+// addF32Lanes: no lanes in this build; addmm adds every element on scalars.
+func addF32Lanes(dst, src []float32) int { return 0 }

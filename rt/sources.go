@@ -9,7 +9,7 @@ import (
 // The runtime's own source, which codegen/golang copies into every
 // generated module: one source of truth for interp and generated code.
 //
-//go:embed *.go
+//go:embed *.go *.s
 var sourceFS embed.FS
 
 // Sources returns the runtime's source files by name, without tests and

@@ -41,6 +41,9 @@ type kernelGen struct {
 	simd *simdOut
 	// lanes counts this kernel's 8-lane loops (one per stage at most).
 	lanes int
+	// wide is how many outputs <kernel>Wide runs at most (simd_wide.go);
+	// 0 when the kernel has none.
+	wide int
 }
 
 // accessFn renders an access as a Go element expression (an lvalue).

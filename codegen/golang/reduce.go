@@ -20,16 +20,16 @@ func (g *kernelGen) emitReduction() error {
 	}
 	g.c.line("total := int64(%s)", product(outer).Code())
 	g.forChunks("int64(" + cost.Code() + ")")
-	g.emitScratch()
 	used := g.mentioned()
-	cols, err := g.colsCall(used)
+	cols, err := g.colsCalls(used) // sets g.wide, which sizes the stash
 	if err != nil {
 		return err
 	}
+	g.emitScratch()
 	g.c.line("for p := lo; p < hi; p++ {")
 	g.emitUnravel("p", outer, used)
-	if cols != "" {
-		g.c.line("if n := %s; n > 0 {", cols)
+	for _, call := range cols {
+		g.c.line("if n := %s; n > 0 {", call)
 		g.c.line("p += n - 1")
 		g.c.line("continue")
 		g.c.line("}")
@@ -203,8 +203,8 @@ func (g *kernelGen) emitReduceUpdate(in *lowering.Instr) error {
 
 // emitScratch makes the chunk's stash buffers (stash.go), from the
 // runtime's pool: 16 rows of the stage's ranges, so that column lanes can
-// keep one per lane of two groups (the scalar and row loops use the
-// first).
+// keep one per lane of two groups, or g.wide rows for wide column lanes
+// (the scalar and row loops use the first).
 func (g *kernelGen) emitScratch() {
 	bufs := make([]*lowering.Buffer, 0, len(g.scratch))
 	for b := range g.scratch {
@@ -212,7 +212,7 @@ func (g *kernelGen) emitScratch() {
 	}
 	slices.SortFunc(bufs, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
 	for _, b := range bufs {
-		size := fmt.Sprintf("16 * int64(%s) * %d", product(g.scratch[b].Reduce).Code(), b.DType.ItemSize())
+		size := fmt.Sprintf("%d * int64(%s) * %d", max(16, g.wide), product(g.scratch[b].Reduce).Code(), b.DType.ItemSize())
 		g.c.line("%s := rt.AllocBuffer(%s)", bufName(b), size)
 		g.c.line("defer rt.ReleaseBuffer(%s)", bufName(b))
 		g.c.line("%s := %s(%s)", viewName(&lowering.Access{Buffer: b, DType: b.DType}), stashDType(b.DType), bufName(b))

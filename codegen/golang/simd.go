@@ -103,6 +103,7 @@ type simdLoop struct {
 	// of NaNs (simd_cols.go colsStage).
 	extFast bool
 	valB    map[*lowering.Instr]string // the second group's values
+	wide    int                        // <kernel>Wide's outputs at most (simd_wide.go); 0 otherwise
 }
 
 // vacc is a vector accumulator of a reduction loop.

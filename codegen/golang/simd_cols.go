@@ -19,18 +19,19 @@ import (
 // bit for bit the scalar loop's result, as Inductor's C++ vectorises
 // such a reduction along the outer dimension.
 
-// colsCall returns the statement the scalar outer loop runs first for
-// each index ("" when the kernel does not qualify); the function it
-// calls, <kernel>Cols, does 8 indices from p when it can and says how
-// many it did.
-func (g *kernelGen) colsCall(used map[string]bool) (string, error) {
+// colsCalls returns the calls the scalar outer loop tries first for
+// each index (none when the kernel does not qualify); each function,
+// <kernel>Wide (simd_wide.go, when the kernel qualifies) then
+// <kernel>Cols, does 8 or more indices from p when it can and says how
+// many it did. It sets g.wide.
+func (g *kernelGen) colsCalls(used map[string]bool) ([]string, error) {
 	k := g.k
 	if g.simd == nil || k.Serial || len(k.Outer) == 0 {
-		return "", nil
+		return nil, nil
 	}
 	v := lowering.OuterVar(len(k.Outer) - 1)
 	if why := g.colsReject(v); why != "" {
-		return "", nil
+		return nil, nil
 	}
 	l := g.newSIMDLoop(k.Name+"Cols", g.instrs())
 	var views []string
@@ -66,7 +67,7 @@ func (g *kernelGen) colsCall(used map[string]bool) (string, error) {
 		for i, st := range k.Stages {
 			l.body.line("// stage %d", i)
 			if err := l.colsStage(st, v); err != nil {
-				return "", fmt.Errorf("cols stage %d: %w", i, err)
+				return nil, fmt.Errorf("cols stage %d: %w", i, err)
 			}
 		}
 		bodies[pairs] = l.body.String()
@@ -108,7 +109,16 @@ func (g *kernelGen) colsCall(used map[string]bool) (string, error) {
 	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every output.", l.name)
 	out.stubs.line("%s { return 0 }", sig)
 	out.stubs.line("")
-	return fmt.Sprintf("%s(%s, %s, p, hi)", l.name, strings.Join(views, ", "), strings.Join(vars, ", ")), nil
+	args := append(slices.Clone(views), vars...)
+	call := fmt.Sprintf("%s(%s, p, hi)", l.name, strings.Join(args, ", "))
+	if g.wide = g.wideWidth(); g.wide == 0 {
+		return []string{call}, nil
+	}
+	wide, err := g.wideFn(v, g.wide, l.params, args)
+	if err != nil {
+		return nil, err
+	}
+	return []string{wide, call}, nil
 }
 
 // colsReject says why the kernel cannot run on column lanes along v.
@@ -322,6 +332,9 @@ func (l *simdLoop) stepIndices(st *lowering.Stage, rv string) {
 
 // scratchIdx is where a column group's 8 lanes of a stash row are.
 func (l *simdLoop) scratchIdx(idx string) string {
+	if l.wide > 0 { // wide runs: lane j's value at row r is at wide·r + j
+		return fmt.Sprintf("%d*(%s)+j", l.wide, idx)
+	}
 	if l.pair {
 		return "16*(" + idx + ")" + l.idxOff
 	}
