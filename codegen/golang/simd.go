@@ -119,7 +119,7 @@ func (l *simdLoop) operand(a *lowering.Instr) *lowering.Instr {
 	if l.inBody[a] || l.val[a] != "" {
 		return a
 	}
-	name, s := fmt.Sprintf("v%d", a.ID), fmt.Sprintf("s%d", a.ID)
+	name, s := fmt.Sprintf("v%d", a.ID), scalarParam(a)
 	l.params = append(l.params, s+" float32")
 	l.args = append(l.args, tmp(a))
 	l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, s)})
@@ -133,7 +133,7 @@ func (l *simdLoop) operand(a *lowering.Instr) *lowering.Instr {
 // scalar loop alone (as Inductor's vectorised reductions do); max and
 // min give the same value either way.
 func (l *simdLoop) reduce(in *lowering.Instr) {
-	acc, r, h := tmp(in), fmt.Sprintf("r%d", in.ID), fmt.Sprintf("h%d", in.ID)
+	acc, r, h := tmp(in), accName(in), fmt.Sprintf("h%d", in.ID)
 	x := l.ref(l.operand(in.Args[0]))
 	l.params = append(l.params, acc+" float32")
 	l.args = append(l.args, acc)
@@ -385,7 +385,7 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 	case lowering.OpLoad:
 		la := l.acc[in.Access]
 		if la.kind == accInvariant {
-			s := fmt.Sprintf("s%d", in.ID)
+			s := scalarParam(in)
 			l.params = append(l.params, s+" float32")
 			l.args = append(l.args, fmt.Sprintf("%s[%s]", viewName(in.Access), la.name))
 			l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, s)})
@@ -649,3 +649,14 @@ func (out *simdOut) files(graph, pkg, rtImport string) (simdSrc, twinSrc []byte)
 		out.stubs.String()
 	return []byte(simd), []byte(twin)
 }
+
+// Names the lane functions give an instruction's values must not be a
+// loop variable's (lowering.OuterVar x0.., ReduceVar r0..) or a symbol's,
+// which the functions take as parameters (PyTorch's s0.., u0..).
+
+// accName is the lane accumulator of reduction in.
+func accName(in *lowering.Instr) string { return fmt.Sprintf("acc%d", in.ID) }
+
+// scalarParam is the parameter that carries in's value, computed before
+// the loop, into a lane function.
+func scalarParam(in *lowering.Instr) string { return fmt.Sprintf("sv%d", in.ID) }

@@ -220,7 +220,7 @@ func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
 	for _, in := range st.Body {
 		if in.Op == lowering.OpReduce {
 			for _, sfx := range l.groups() {
-				r, q := fmt.Sprintf("r%d", in.ID)+sfx, fmt.Sprintf("q%d", in.ID)+sfx
+				r, q := accName(in)+sfx, fmt.Sprintf("q%d", in.ID)+sfx
 				special = append(special, fmt.Sprintf("!%s.IsZero() || !%s.Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", q, r))
 			}
 		}
@@ -259,7 +259,7 @@ func (l *simdLoop) colsStageOnce(st *lowering.Stage, v string, redo bool) error 
 		if in.Op == lowering.OpReduce {
 			start := map[lowering.ReduceOp]string{lowering.ReduceSum: "0", lowering.ReduceMax: "rt.Inf32(-1)", lowering.ReduceMin: "rt.Inf32(1)"}[in.Reduce]
 			for _, sfx := range l.groups() {
-				l.body.line("%s %s %s", fmt.Sprintf("r%d", in.ID)+sfx, decl, broadcastF32(start))
+				l.body.line("%s %s %s", accName(in)+sfx, decl, broadcastF32(start))
 				if l.extFast {
 					l.body.line("%s := archsimd.BroadcastInt32x8(0)", fmt.Sprintf("q%d", in.ID)+sfx)
 				}
@@ -390,7 +390,7 @@ func (l *simdLoop) colsInstr(in *lowering.Instr, v string) error {
 		l.body.line("%s.Store((*[8]float32)(%s[%s:][:8]))", l.ref(in.Args[0]), viewName(in.Access), idx)
 		return nil
 	case lowering.OpReduce:
-		r, x := fmt.Sprintf("r%d", in.ID)+l.sfx, l.ref(in.Args[0])
+		r, x := accName(in)+l.sfx, l.ref(in.Args[0])
 		switch in.Reduce {
 		case lowering.ReduceSum:
 			l.body.line("%s = %s.Add(%s)", r, r, x)

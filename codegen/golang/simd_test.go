@@ -373,9 +373,9 @@ func TestSIMDColumns(t *testing.T) {
 `
 	c, dir, lanes := simdModule(t, src)
 	require.Contains(t, lanes, "Cols(v", "the reductions run on column lanes:\n%s", lanes)
-	require.Regexp(t, `r\d+ = rt.MaxF32x8\(r\d+, `, lanes, "a max on column lanes")
-	require.Regexp(t, `r\d+ = r\d+.Max\(v\d+\)\n\s*q\d+ = q\d+.Or\(`, lanes, "a max on VMAXPS with a record of NaNs, then")
-	require.Regexp(t, `r\d+ = r\d+.Add\(`, lanes, "a sum on column lanes")
+	require.Regexp(t, `acc\d+ = rt.MaxF32x8\(acc\d+, `, lanes, "a max on column lanes")
+	require.Regexp(t, `acc\d+ = acc\d+.Max\(v\d+\)\n\s*q\d+ = q\d+.Or\(`, lanes, "a max on VMAXPS with a record of NaNs, then")
+	require.Regexp(t, `acc\d+ = acc\d+.Add\(`, lanes, "a sum on column lanes")
 
 	shape := []int64{3, 6, 21}
 	// Specials (NaNs among them) in the first of the three batches; the

@@ -536,7 +536,7 @@ func (t *tileLoop) broadcasts(in *lowering.Instr, bc *[2]code, rows *[]string) {
 		var name, e string
 		switch a.DType {
 		case ir.F32:
-			name, e = fmt.Sprintf("u%d", a.ID), fmt.Sprintf("archsimd.BroadcastFloat32x8(%s)", tmp(a))
+			name, e = fmt.Sprintf("bf%d", a.ID), fmt.Sprintf("archsimd.BroadcastFloat32x8(%s)", tmp(a)) // not u<ID>: an unbacked symbol
 			if a.Op == lowering.OpConst {
 				e = broadcastF32(f32Lit(float32(a.Imm.Float)))
 			}

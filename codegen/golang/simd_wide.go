@@ -186,7 +186,7 @@ func (l *simdLoop) wideStageOnce(st *lowering.Stage, v string, redo bool) error 
 	}
 	for _, x := range st.Body {
 		if x.Op == lowering.OpReduce {
-			l.body.line("r%d.Store((*[8]float32)(a%d[j:][:8]))", x.ID, x.ID)
+			l.body.line("%s.Store((*[8]float32)(a%d[j:][:8]))", accName(x), x.ID)
 		}
 	}
 	l.body.line("}")
@@ -225,7 +225,7 @@ func (l *simdLoop) wideRows(st *lowering.Stage, v string) map[*lowering.Instr]st
 			}
 			continue
 		}
-		rows[in] = fmt.Sprintf("s%d", in.ID)
+		rows[in] = fmt.Sprintf("row%d", in.ID) // not s<ID>: a symbol (s0) may be a parameter
 		l.body.line("%s := %s[%s:][:%d]", rows[in], view, idx, l.wide)
 	}
 	return rows
@@ -248,7 +248,7 @@ func (l *simdLoop) wideAccs(st *lowering.Stage) {
 			}
 		}
 		if x.Op == lowering.OpReduce {
-			l.body.line("r%d := archsimd.LoadFloat32x8((*[8]float32)(a%d[j:][:8]))", x.ID, x.ID)
+			l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(a%d[j:][:8]))", accName(x), x.ID)
 		}
 	}
 }

@@ -41,8 +41,8 @@ func TestStashAndRowExtrema(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, withExp, "one lane loop computes exp (the sum's):\n%s", lanes)
-	require.Regexp(t, `r\d+ = r\d+\.Max\(`, lanes)
-	require.Regexp(t, `r\d+ = r\d+\.Min\(`, lanes)
+	require.Regexp(t, `acc\d+ = acc\d+\.Max\(`, lanes)
+	require.Regexp(t, `acc\d+ = acc\d+\.Min\(`, lanes)
 
 	const rows, cols = 6, 45
 	vals := make([]float32, rows*cols)
