@@ -543,14 +543,7 @@ func (l *simdLoop) write() {
 	for _, s := range l.contig[1:] {
 		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
 	}
-	if l.sign {
-		f.line("sign := rt.SignF32x8()")
-	}
-	for _, h := range l.hoist {
-		if l.used[h.name] {
-			f.line("%s", h.stmt)
-		}
-	}
+	l.writeHoisted(f)
 	f.line("i := 0")
 	if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
 		l.unrolledBody(f)
@@ -660,3 +653,19 @@ func accName(in *lowering.Instr) string { return fmt.Sprintf("acc%d", in.ID) }
 // scalarParam is the parameter that carries in's value, computed before
 // the loop, into a lane function.
 func scalarParam(in *lowering.Instr) string { return fmt.Sprintf("sv%d", in.ID) }
+
+// writeHoisted writes what a lane function computes before its loops: the
+// sign mask when a stage needs it, then each hoisted value a body uses,
+// once (the column functions' two bodies hoist the same constants).
+func (l *simdLoop) writeHoisted(f *code) {
+	if l.sign {
+		f.line("sign := rt.SignF32x8()")
+	}
+	seen := map[string]bool{}
+	for _, h := range l.hoist {
+		if l.used[h.name] && !seen[h.name] {
+			seen[h.name] = true
+			f.line("%s", h.stmt)
+		}
+	}
+}

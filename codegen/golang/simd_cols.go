@@ -86,16 +86,7 @@ func (g *kernelGen) colsCalls(used map[string]bool) ([]string, error) {
 	f.line("}")
 	pairBody := bodies[0]
 	bodies[0] = ""
-	if l.sign {
-		f.line("sign := rt.SignF32x8()")
-	}
-	seen := map[string]bool{}
-	for _, h := range l.hoist { // both bodies hoisted their constants
-		if l.used[h.name] && !seen[h.name] {
-			seen[h.name] = true
-			f.line("%s", h.stmt)
-		}
-	}
+	l.writeHoisted(f) // both bodies hoisted their constants
 	f.line("if %s+16 <= int64(%s) && p+16 <= hi {", v, k.Outer[len(k.Outer)-1].Code())
 	f.WriteString(pairBody)
 	f.line("archsimd.ClearAVXUpperBits()")

@@ -353,16 +353,7 @@ func (l *simdLoop) writePred() {
 	for _, s := range l.contig[1:] {
 		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
 	}
-	if l.sign {
-		f.line("sign := rt.SignF32x8()")
-	}
-	seen := map[string]bool{}
-	for _, h := range l.hoist {
-		if l.used[h.name] && !seen[h.name] {
-			seen[h.name] = true
-			f.line("%s", h.stmt)
-		}
-	}
+	l.writeHoisted(f)
 	f.line("lanes:")
 	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
 	f.WriteString(l.body.String())

@@ -96,16 +96,7 @@ func (g *kernelGen) wideFn(v string, w int, params, args []string) (string, erro
 	f.line("if !rt.SIMD() || %s+%d > int64(%s) || p+%d > hi {", v, w, k.Outer[len(k.Outer)-1].Code(), w)
 	f.line("return 0")
 	f.line("}")
-	if l.sign {
-		f.line("sign := rt.SignF32x8()")
-	}
-	seen := map[string]bool{}
-	for _, h := range l.hoist {
-		if l.used[h.name] && !seen[h.name] {
-			seen[h.name] = true
-			f.line("%s", h.stmt)
-		}
-	}
+	l.writeHoisted(f)
 	for _, r := range rows {
 		f.line("%s", r)
 	}
