@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -156,21 +157,34 @@ func TestTrainingStepEager(t *testing.T) {
 	require.NoError(t, err)
 	dropRun := compile(t, "lm_step_f32.fx", dropSrc, driver.CompilePipeline)
 	dropout := backend(t, dropRun, "dropout")
-	bin := buildGo(t, goTool, nodrop, dropout)
-
-	got := runGo(t, bin, nodrop, c.in)
-	for i, w := range c.want {
-		require.Nil(t, interp.CompareTensors(w, got[i], eagerTolerance(w.DType)), "generated Go: output %d differs from PyTorch's eager value", i)
+	// The scalar build, and on amd64 the SIMD build (lane functions: column
+	// and wide reductions the decomposed backwards make), each against
+	// PyTorch's eager values and interp's dropout stream.
+	builds := []struct{ name, env string }{{"scalar", ""}}
+	if runtime.GOARCH == "amd64" {
+		builds = append(builds, struct{ name, env string }{"GOEXPERIMENT=simd", "GOEXPERIMENT=simd"})
 	}
+	for _, b := range builds {
+		bin := buildGo(t, goTool, b.env, nodrop, dropout)
+		if b.env != "" {
+			msg, err := exec.Command(bin, "-simd").CombinedOutput()
+			require.NoError(t, err)
+			require.Contains(t, string(msg), "(GOEXPERIMENT=simd build)", "the lane functions are built in")
+		}
+		got := runGo(t, bin, nodrop, c.in)
+		for i, w := range c.want {
+			require.Nil(t, interp.CompareTensors(w, got[i], eagerTolerance(w.DType)), "%s build: output %d differs from PyTorch's eager value", b.name, i)
+		}
 
-	const seed = 7
-	want, err := interp.Run(dropout.Graph, interp.CopyValues(c.in), interp.Options{Seed: seed, CheckTypes: true})
-	require.NoError(t, err)
-	got = runGo(t, bin, dropout, c.in, "-seed", fmt.Sprint(seed))
-	outs := fxtest.Flatten(want.Outputs)
-	require.Len(t, got, len(outs))
-	for i, w := range outs {
-		require.Nil(t, interp.CompareTensors(w.(*interp.Tensor), got[i], interp.DefaultTolerance(got[i].DType)), "dropout step: generated Go output %d differs from interp's", i)
+		const seed = 7
+		want, err := interp.Run(dropout.Graph, interp.CopyValues(c.in), interp.Options{Seed: seed, CheckTypes: true})
+		require.NoError(t, err)
+		got = runGo(t, bin, dropout, c.in, "-seed", fmt.Sprint(seed))
+		outs := fxtest.Flatten(want.Outputs)
+		require.Len(t, got, len(outs))
+		for i, w := range outs {
+			require.Nil(t, interp.CompareTensors(w.(*interp.Tensor), got[i], interp.DefaultTolerance(got[i].DType)), "%s build, dropout step: output %d differs from interp's", b.name, i)
+		}
 	}
 }
 
@@ -185,14 +199,18 @@ func backend(t *testing.T, run *driver.Run, name string) *driver.Program {
 	return progs[0]
 }
 
-// buildGo writes the programs as one module and builds its binary.
-func buildGo(t *testing.T, goTool string, progs ...*driver.Program) string {
+// buildGo writes the programs as one module and builds its binary;
+// env ("GOEXPERIMENT=simd" or "") is added to the build's environment.
+func buildGo(t *testing.T, goTool, env string, progs ...*driver.Program) string {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, golang.WriteModule(filepath.Join(dir, "mod"), "kilngen", driver.LoopPrograms(progs)))
 	bin := filepath.Join(dir, "kilngen")
 	build := exec.Command(goTool, "build", "-o", bin, ".")
 	build.Dir = filepath.Join(dir, "mod")
+	if env != "" {
+		build.Env = append(os.Environ(), env)
+	}
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build:\n%s", out)
 	return bin
