@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -119,13 +120,14 @@ func TestTrainingBackwardsEager(t *testing.T) {
 }
 
 // TestTrainingStepCompiles: the LM training steps (f32 and bf16, dropout
-// 0.1) and the block's joint graph go through kiln compile's pipeline and
+// 0.1) and the block's joint graph (graphgen.TrainingBlocks' layer) go through kiln compile's pipeline and
 // lowering with no error (a node without lowering is one) into one program
 // of more than 40 kernels.
 func TestTrainingStepCompiles(t *testing.T) {
-	for _, f := range []string{"graphs/lm_step_f32.fx", "graphs/lm_step_bf16.fx", "graphs/block_joint_bf16.fx", "eager/lm_step_nodrop/graph.fx"} {
-		t.Run(f, func(t *testing.T) {
-			src, err := os.ReadFile(trainingDir + f)
+	for _, f := range []string{trainingDir + "graphs/lm_step_f32.fx", trainingDir + "graphs/lm_step_bf16.fx",
+		"../../internal/graphgen/transformer_block_train.fx", trainingDir + "eager/lm_step_nodrop/graph.fx"} {
+		t.Run(strings.TrimPrefix(f, "../../"), func(t *testing.T) {
+			src, err := os.ReadFile(f)
 			require.NoError(t, err)
 			run := compile(t, f, src, driver.CompilePipeline)
 			progs, err := driver.Backend(run, driver.BackendOptions{})

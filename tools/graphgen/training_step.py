@@ -7,9 +7,9 @@ Writes, under OUT (default testdata/training):
                                     embedding -> pre-norm block (dropout 0.1
                                     on the attention) -> tied lm head ->
                                     cross_entropy, loss and every grad, traced
-                                    under FakeTensorMode (/work/wt's example)
-  graphs/block_joint_bf16.fx        forward+backward of transformer_block.py's
-                                    block (GELU MLP) on cpu, bf16
+                                    under FakeTensorMode; the block is
+                                    transformer_block.py's (its joint graph
+                                    is transformer_block_train.py's)
   eager/CASE/graph.fx, in_I.npy, out_I.npy
                                     small graphs traced on real tensors with
                                     their inputs and PyTorch's eager outputs:
@@ -38,22 +38,11 @@ import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 
-B, S, H, NH, V = 2, 16, 64, 4, 128
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from transformer_block import B, H, S, block_with  # noqa: E402
+
+V = 128
 aten = torch.ops.aten
-
-
-def block(x, ln1w, ln1b, wq, wk, wv, wo, ln2w, ln2b, w1, b1, w2, b2, p=0.1, act=F.relu):
-    h = F.layer_norm(x, (H,), ln1w, ln1b)
-    q = (h @ wq.t()).view(B, S, NH, H // NH).transpose(1, 2)
-    k = (h @ wk.t()).view(B, S, NH, H // NH).transpose(1, 2)
-    v = (h @ wv.t()).view(B, S, NH, H // NH).transpose(1, 2)
-    a = torch.softmax(q @ k.transpose(-2, -1) * (H // NH) ** -0.5, dim=-1)
-    if p:
-        a = F.dropout(a, p)
-    o = (a @ v).transpose(1, 2).reshape(B, S, H) @ wo.t()
-    x = x + o
-    h = F.layer_norm(x, (H,), ln2w, ln2b)
-    return x + F.linear(act(F.linear(h, w1, b1)), w2, b2)
 
 
 SHAPES = [(H,), (H,), (H, H), (H, H), (H, H), (H, H), (H,), (H,), (4 * H, H), (4 * H,), (H, 4 * H), (H,)]
@@ -62,17 +51,12 @@ SHAPES = [(H,), (H,), (H, H), (H, H), (H, H), (H, H), (H,), (H,), (4 * H, H), (4
 def lm_step(p):
     def step(tok, tgt, emb, *ws):
         x = F.embedding(tok, emb)
-        x = block(x, *ws, p=p)
+        x = block_with(x, *ws, p, F.relu)
         logits = x @ emb.t()
         loss = F.cross_entropy(logits.view(-1, V).float(), tgt.view(-1))
         grads = torch.autograd.grad(loss, (emb,) + ws)
         return (loss,) + tuple(grads)
     return step
-
-
-def block_joint(x, *ws):
-    out = block(x, *ws, p=0, act=F.gelu)
-    return (out,) + torch.autograd.grad(out.float().sum(), (x,) + ws)
 
 
 def header(what):
@@ -100,11 +84,6 @@ def lm_args(dt):
     tgt = torch.zeros(B, S, dtype=torch.long)
     emb = torch.empty(V, H, dtype=dt, requires_grad=True)
     return [tok, tgt, emb] + [torch.empty(s, dtype=dt, requires_grad=True) for s in SHAPES]
-
-
-def block_args():
-    x = torch.empty(B, S, H, dtype=torch.bfloat16, requires_grad=True)
-    return [x] + [torch.empty(s, dtype=torch.bfloat16, requires_grad=True) for s in SHAPES]
 
 
 def npy(t):
@@ -212,8 +191,6 @@ def main():
     for dt, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
         write(os.path.join(out, "graphs", f"lm_step_{name}.fx"),
               trace_fake(lm_step(0.1), lambda: lm_args(dt), f"LM training step, {name}, dropout 0.1"))
-    write(os.path.join(out, "graphs", "block_joint_bf16.fx"),
-          trace_fake(block_joint, block_args, "transformer block forward+backward, bf16 cpu"))
     for name, case in (("softmax", softmax_case), ("layer_norm", layer_norm_case), ("nll_loss", nll_case),
                        ("embedding", embedding_case), ("lm_step_nodrop", lm_eager_case)):
         fn, args = case()

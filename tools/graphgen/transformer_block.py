@@ -15,16 +15,26 @@ from torch.fx.experimental.proxy_tensor import make_fx
 B, S, H, NH = 2, 16, 64, 4
 
 
-def block(x, ln1w, ln1b, wq, wk, wv, wo, ln2w, ln2b, w1, b1, w2, b2):
+def block_with(x, ln1w, ln1b, wq, wk, wv, wo, ln2w, ln2b, w1, b1, w2, b2, p, act):
+    """The block with dropout p on the attention weights and act as the
+    MLP's activation (tools/graphgen/training_step.py's LM step: 0.1, relu)."""
     h = F.layer_norm(x, (H,), ln1w, ln1b)
     q = (h @ wq.t()).view(B, S, NH, H // NH).transpose(1, 2)
     k = (h @ wk.t()).view(B, S, NH, H // NH).transpose(1, 2)
     v = (h @ wv.t()).view(B, S, NH, H // NH).transpose(1, 2)
     a = torch.softmax(q @ k.transpose(-2, -1) * (H // NH) ** -0.5, dim=-1)
+    if p:
+        a = F.dropout(a, p)
     o = (a @ v).transpose(1, 2).reshape(B, S, H) @ wo.t()
     x = x + o
     h = F.layer_norm(x, (H,), ln2w, ln2b)
-    return x + F.linear(F.gelu(F.linear(h, w1, b1)), w2, b2)
+    return x + F.linear(act(F.linear(h, w1, b1)), w2, b2)
+
+
+def block(x, ln1w, ln1b, wq, wk, wv, wo, ln2w, ln2b, w1, b1, w2, b2):
+    """The traced block: no dropout, GELU (make_fx names the graph and its
+    inputs after this signature)."""
+    return block_with(x, ln1w, ln1b, wq, wk, wv, wo, ln2w, ln2b, w1, b1, w2, b2, 0.0, F.gelu)
 
 
 def main():
