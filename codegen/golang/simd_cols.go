@@ -198,26 +198,35 @@ func innerContig(idx sym.Expr, st *lowering.Stage) bool {
 // (rt.MaxF32x8, nine operations a step), so every lane keeps the scalar
 // loop's bits.
 func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
+	return l.extremaStage(st, func(redo bool) error { return l.colsStageOnce(st, v, redo) }, func() string {
+		var special []string
+		for _, in := range st.Body {
+			if in.Op == lowering.OpReduce {
+				for _, sfx := range l.groups() {
+					r, q := accName(in)+sfx, fmt.Sprintf("q%d", in.ID)+sfx
+					special = append(special, fmt.Sprintf("!%s.IsZero() || !%s.Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", q, r))
+				}
+			}
+		}
+		return strings.Join(special, " || ")
+	})
+}
+
+// extremaStage emits a stage through once; a stage of max or min
+// reductions alone first runs on VMAXPS (VMINPS), then again on the exact
+// lanes under the condition special emits (a NaN seen, or a zero result).
+func (l *simdLoop) extremaStage(st *lowering.Stage, once func(redo bool) error, special func() string) error {
 	if !extremaOnly(st) {
-		return l.colsStageOnce(st, v, false)
+		return once(false)
 	}
 	l.extFast = true
-	err := l.colsStageOnce(st, v, false)
+	err := once(false)
 	l.extFast = false
 	if err != nil {
 		return err
 	}
-	var special []string
-	for _, in := range st.Body {
-		if in.Op == lowering.OpReduce {
-			for _, sfx := range l.groups() {
-				r, q := accName(in)+sfx, fmt.Sprintf("q%d", in.ID)+sfx
-				special = append(special, fmt.Sprintf("!%s.IsZero() || !%s.Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", q, r))
-			}
-		}
-	}
-	l.body.line("if %s {", strings.Join(special, " || "))
-	err = l.colsStageOnce(st, v, true)
+	l.body.line("if %s {", special())
+	err = once(true)
 	l.body.line("}")
 	return err
 }

@@ -114,31 +114,21 @@ func (g *kernelGen) wideFn(v string, w int, params, args []string) (string, erro
 // wideStage emits one stage; a max or min runs on VMAXPS (VMINPS) first
 // and again on the exact lanes where needed, as colsStage.
 func (l *simdLoop) wideStage(i int, st *lowering.Stage, v string) error {
-	if !extremaOnly(st) {
-		return l.wideStageOnce(st, v, false)
-	}
-	l.extFast = true
-	err := l.wideStageOnce(st, v, false)
-	l.extFast = false
-	if err != nil {
-		return err
-	}
-	redo := fmt.Sprintf("redo%d", i)
-	var qs, zs []string
-	for _, in := range st.Body {
-		if in.Op == lowering.OpReduce {
-			qs = append(qs, fmt.Sprintf("!q%d.IsZero()", in.ID))
-			zs = append(zs, fmt.Sprintf("!archsimd.LoadFloat32x8((*[8]float32)(a%d[j:][:8])).Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", in.ID))
+	return l.extremaStage(st, func(redo bool) error { return l.wideStageOnce(st, v, redo) }, func() string {
+		redo := fmt.Sprintf("redo%d", i)
+		var qs, zs []string
+		for _, in := range st.Body {
+			if in.Op == lowering.OpReduce {
+				qs = append(qs, fmt.Sprintf("!q%d.IsZero()", in.ID))
+				zs = append(zs, fmt.Sprintf("!archsimd.LoadFloat32x8((*[8]float32)(a%d[j:][:8])).Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", in.ID))
+			}
 		}
-	}
-	l.body.line("%s := %s", redo, strings.Join(qs, " || "))
-	l.body.line("for j := 0; j < %d && !%s; j += 8 {", l.wide, redo)
-	l.body.line("%s = %s", redo, strings.Join(zs, " || "))
-	l.body.line("}")
-	l.body.line("if %s {", redo)
-	err = l.wideStageOnce(st, v, true)
-	l.body.line("}")
-	return err
+		l.body.line("%s := %s", redo, strings.Join(qs, " || "))
+		l.body.line("for j := 0; j < %d && !%s; j += 8 {", l.wide, redo)
+		l.body.line("%s = %s", redo, strings.Join(zs, " || "))
+		l.body.line("}")
+		return redo
+	})
 }
 
 // wideStageOnce emits the stage's accumulator rows' start values, its
