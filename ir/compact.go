@@ -12,7 +12,7 @@ func (g *Graph) Compact() {
 	if !g.idsUnique() {
 		return // the maps below go by ID
 	}
-	c := compactor{vals: make([]*Value, g.nextValue), nodes: make([]*Node, g.nextNode)}
+	c := compactor{vals: make([]moved[Value], g.nextValue), nodes: make([]moved[Node], g.nextNode)}
 	for i, v := range g.Inputs {
 		g.Inputs[i] = c.moveValue(v, nil)
 	}
@@ -23,8 +23,8 @@ func (g *Graph) Compact() {
 	for _, n := range g.Nodes {
 		n.Args, n.Kwargs = m.args(n.Args), m.kwargs(n.Kwargs)
 	}
-	for _, v := range c.vals {
-		if v != nil && len(v.users) > 0 {
+	for _, mv := range c.vals {
+		if v := mv.new; v != nil && len(v.users) > 0 {
 			users := c.s.users.Take(len(v.users))
 			for i, u := range v.users {
 				users[i] = c.node(u)
@@ -66,23 +66,25 @@ func (g *Graph) idsUnique() bool {
 	return true
 }
 
-// compactor maps the old nodes and values to their copies by ID.
+// compactor maps the old nodes and values to their copies by ID (unique
+// and below the graph's next ID: idsUnique).
 type compactor struct {
 	s struct {
 		slab
 		users Chunks[*Node]
 	}
-	vals  []*Value
-	nodes []*Node
+	vals  []moved[Value]
+	nodes []moved[Node]
 }
+
+// moved is an old object and its copy.
+type moved[T any] struct{ old, new *T }
 
 func (c *compactor) moveValue(v *Value, def *Node) *Value {
 	nv := c.s.values.One()
 	*nv = *v
 	nv.Def = def
-	if v.ID < len(c.vals) {
-		c.vals[v.ID] = nv
-	}
+	c.vals[v.ID] = moved[Value]{v, nv}
 	return nv
 }
 
@@ -95,24 +97,23 @@ func (c *compactor) moveNode(n *Node) *Node {
 			nn.Results[i] = c.moveValue(r, nn)
 		}
 	}
-	if n.ID < len(c.nodes) {
-		c.nodes[n.ID] = nn
-	}
+	c.nodes[n.ID] = moved[Node]{n, nn}
 	return nn
 }
 
-// value is v's copy; a value the graph does not define (a verifier error
-// elsewhere) stays as it is.
+// value is v's copy; a value the graph does not define (one of another
+// graph, whose ID may be taken here: a verifier error elsewhere) stays as
+// it is.
 func (c *compactor) value(v *Value) *Value {
-	if v != nil && v.ID < len(c.vals) && c.vals[v.ID] != nil {
-		return c.vals[v.ID]
+	if v != nil && v.ID >= 0 && v.ID < len(c.vals) && c.vals[v.ID].old == v {
+		return c.vals[v.ID].new
 	}
 	return v
 }
 
 func (c *compactor) node(n *Node) *Node {
-	if n.ID < len(c.nodes) && c.nodes[n.ID] != nil {
-		return c.nodes[n.ID]
+	if n.ID >= 0 && n.ID < len(c.nodes) && c.nodes[n.ID].old == n {
+		return c.nodes[n.ID].new
 	}
 	return n
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/frontend/fx"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -86,4 +87,21 @@ func TestCompactKeepsTheGraph(t *testing.T) {
 	g.Remove(cat)
 	require.NoError(t, ir.Verify(g, ir.StageParsed))
 	assert.Contains(t, g.String(), "d = torch.ops.aten.mul.Tensor(a, 2.0);  a = None")
+}
+
+// A value of another graph (a verifier error, but Compact must not make it
+// worse) is left as it is, though its ID is one of this graph's.
+func TestCompactLeavesForeignValues(t *testing.T) {
+	res, err := fx.Parse("t.fx", []byte(compactSrc), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	g := res.Module.Graphs[0]
+	other := ir.NewGraph("other")
+	foreign := other.AddInput("foreign", g.Inputs[0].Type, diag.Pos{})
+	require.Equal(t, g.Inputs[0].ID, foreign.ID, "the IDs collide")
+	mul := g.Nodes[len(g.Nodes)-1]
+	mul.SetArgs([]ir.Arg{ir.ValueArg(foreign), ir.FloatArg(2)}, nil)
+	g.Compact()
+	mul = g.Nodes[len(g.Nodes)-1]
+	assert.Same(t, foreign, mul.Args[0].Value)
+	assert.NotSame(t, g.Inputs[0], mul.Args[0].Value)
 }
