@@ -645,7 +645,8 @@ func (out *simdOut) files(graph, pkg, rtImport string) (simdSrc, twinSrc []byte)
 
 // Names the lane functions give an instruction's values must not be a
 // loop variable's (lowering.OuterVar x0.., ReduceVar r0..) or a symbol's,
-// which the functions take as parameters (PyTorch's s0.., u0..).
+// which the functions take as parameters: PyTorch names a graph's symbols
+// s<N>, u<N>, zf<N>, zuf<N> (torch.utils._sympy.symbol.prefix_str).
 
 // accName is the lane accumulator of reduction in.
 func accName(in *lowering.Instr) string { return fmt.Sprintf("acc%d", in.ID) }
