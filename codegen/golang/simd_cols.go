@@ -212,6 +212,21 @@ func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
 	})
 }
 
+// openReduceLoops opens st's reduction loops; the innermost steps its
+// accesses' offsets (stepIndices), which l.colIdx holds until the
+// returned function runs, at the stage's end.
+func (l *simdLoop) openReduceLoops(st *lowering.Stage) (done func()) {
+	l.colIdx = map[*lowering.Access]string{}
+	for i, size := range st.Reduce {
+		rv := lowering.ReduceVar(i)
+		if i == len(st.Reduce)-1 {
+			l.stepIndices(st, rv)
+		}
+		l.body.line("for %s := int64(0); %s < int64(%s); %s++ {", rv, rv, size.Code(), rv)
+	}
+	return func() { l.colIdx = nil }
+}
+
 // extremaStage emits a stage through once; a stage of max or min
 // reductions alone first runs on VMAXPS (VMINPS), then again on the exact
 // lanes under the condition special emits (a NaN seen, or a zero result).
@@ -266,15 +281,7 @@ func (l *simdLoop) colsStageOnce(st *lowering.Stage, v string, redo bool) error 
 			}
 		}
 	}
-	l.colIdx = map[*lowering.Access]string{}
-	defer func() { l.colIdx = nil }()
-	for i, size := range st.Reduce {
-		rv := lowering.ReduceVar(i)
-		if i == len(st.Reduce)-1 {
-			l.stepIndices(st, rv)
-		}
-		l.body.line("for %s := int64(0); %s < int64(%s); %s++ {", rv, rv, size.Code(), rv)
-	}
+	defer l.openReduceLoops(st)()
 	for _, in := range st.Body {
 		for _, sfx := range l.groups() {
 			if sfx != "" { // the second group's values

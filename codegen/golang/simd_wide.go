@@ -148,15 +148,7 @@ func (l *simdLoop) wideStageOnce(st *lowering.Stage, v string, redo bool) error 
 			l.body.line("q%d := archsimd.BroadcastInt32x8(0)", in.ID)
 		}
 	}
-	l.colIdx = map[*lowering.Access]string{}
-	defer func() { l.colIdx = nil }()
-	for i, size := range st.Reduce {
-		rv := lowering.ReduceVar(i)
-		if i == len(st.Reduce)-1 {
-			l.stepIndices(st, rv)
-		}
-		l.body.line("for %s := int64(0); %s < int64(%s); %s++ {", rv, rv, size.Code(), rv)
-	}
+	defer l.openReduceLoops(st)()
 	rows := l.wideRows(st, v)
 	l.body.line("for j := 0; j < %d; j += 8 {", l.wide)
 	l.wideAccs(st)
