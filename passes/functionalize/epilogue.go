@@ -2,6 +2,7 @@ package functionalize
 
 import (
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/ops"
 )
 
@@ -79,12 +80,34 @@ func (f *fn) epilogue() error {
 			f.ctx.Remark(n, RemarkEpilogue, "input %s is mutated: written back at the end by %s = copy_(%s, %s)", in.Name, n.Name, in.Name, final.Name)
 			continue
 		}
-		n, err := f.b.Call("aten::copy_.default", []ir.Arg{ir.ValueArg(in), ir.ValueArg(final)}, nil, 1, in.Type)
+		dst, err := f.resizeInput(in, final)
 		if err != nil {
 			return err
 		}
-		n.Out().Type = in.Type
-		f.ctx.Remark(n, RemarkEpilogue, "input %s is mutated: written back at the end by %s = copy_(%s, %s)", in.Name, n.Name, in.Name, final.Name)
+		n, err := f.b.Call("aten::copy_.default", []ir.Arg{ir.ValueArg(dst), ir.ValueArg(final)}, nil, 1, dst.Type)
+		if err != nil {
+			return err
+		}
+		n.Out().Type = dst.Type
+		f.ctx.Remark(n, RemarkEpilogue, "input %s is mutated: written back at the end by %s = copy_(%s, %s)", in.Name, n.Name, dst.Name, final.Name)
 	}
 	return nil
+}
+
+// resizeInput is the input a write-back copies into: the input itself, or,
+// when the graph resized it (resize_ from f32[0] to f32[2]), the input
+// resized to the final value's shape first, as PyTorch's functionalization
+// writes it: resize_ = resize_(x_1, [2]); copy_(resize_, resize).
+func (f *fn) resizeInput(in, final *ir.Value) (*ir.Value, error) {
+	it, ft := in.Type.Tensor, final.Type.Tensor
+	if in.Type.Kind != ir.KindTensor || final.Type.Kind != ir.KindTensor || it == nil || ft == nil ||
+		sym.EqualLists(it.Shape, ft.Shape) {
+		return in, nil
+	}
+	n, err := f.b.Call("aten::resize_.default", []ir.Arg{ir.ValueArg(in), f.shapeArg(final, ft)}, nil, 1, in.Type)
+	if err != nil {
+		return nil, err
+	}
+	f.ctx.Remark(n, RemarkEpilogue, "input %s was resized from %v to %v: %s resizes it before the write-back", in.Name, it.Shape, ft.Shape, n.Name)
+	return n.Out(), nil
 }
