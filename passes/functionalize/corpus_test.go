@@ -68,6 +68,8 @@ func TestCorpusExpected(t *testing.T) {
 				got := canonical(t, loadGraph(t, p.input, p.types), "fakeprop,functionalize")
 				want := canonical(t, loadGraph(t, p.expected, p.types), "fakeprop")
 				require.Equal(t, want, got, "before dce")
+				again := canonical(t, loadGraph(t, p.expected, p.types), "fakeprop,functionalize")
+				require.Equal(t, want, again, "PyTorch's functionalized graph, functionalized again")
 			}
 			before, after := loadGraph(t, p.input, p.types), loadGraph(t, p.input, p.types)
 			canonical(t, before, "fakeprop")
