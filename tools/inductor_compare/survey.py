@@ -134,10 +134,45 @@ PROGRAMS = [
     ("x.sum(1, keepdim) + y.sum(1, keepdim)", lambda x, y: x.sum(1, keepdim=True) + y.sum(1, keepdim=True),
      [(6, 7), (6, 7)]),
     ("gelu(x) + gelu(y).t()", lambda x, y: F.gelu(x) + F.gelu(y).t(), [(6, 7), (7, 6)]),
+    ("softmax(x, 1).sum(2), 3-d", lambda x: torch.softmax(x, 1).sum(2), [(4, 5, 6)]),
+    ("x.sum(2).amax(1), 3-d", lambda x: x.sum(2).amax(1), [(4, 5, 6)]),
+    ("where(a > 0, exp(b), c * 2) + sin(d)", lambda a, b, c, d: torch.where(a > 0, b.exp(), c * 2) + d.sin(),
+     [(6, 7), (6, 7), (6, 7), (6, 7)]),
+    ("x + relu(y) + sigmoid(z)", lambda x, y, z: x + y.relu() + z.sigmoid(), [(6, 7), (6, 7), (6, 7)]),
+    ("exp(x) + z * 2 + y.sum(1, keepdim)", lambda x, y, z: x.exp() + z * 2 + y.sum(1, True),
+     [(6, 7), (6, 7), (6, 7)]),
+    ("x.sum(1, keepdim) * exp(y)", lambda x, y: x.sum(1, True) * y.exp(), [(6, 7), (6, 7)]),
+    ("x.amax(1) - y.sum(1)", lambda x, y: x.amax(1) - y.sum(1), [(6, 7), (6, 7)]),
+    ("(x * 2 + exp(y)).sum(1), 3-d", lambda x, y: (x * 2 + y.exp()).sum(1), [(4, 5, 6), (4, 5, 6)]),
+    ("x[idx] * 2 (index_select)", lambda x, i: x[i] * 2, [(6, 7), index(6, 4)]),
+    ("softmax in bf16, -1", lambda x: torch.softmax(x.to(bf16), -1).float(), [(6, 7)]),
+    ("x / x.sum()", lambda x: x / x.sum(), [(6, 7)]),
+    ("x.transpose(0, 1).mean(0), 3-d", lambda x: x.transpose(0, 1).mean(0), [(4, 5, 6)]),
+    ("embedding + layer_norm", lambda w, i, g, b: F.layer_norm(F.embedding(i, w), (7,), g, b),
+     [(10, 7), index(10, 3, 4), (7,), (7,)]),
 ]
 
-# Why kiln is above Inductor where it still is, by graph name.
-NOTES = {}
+# Why kiln is above Inductor where it still is (or cannot compile), by
+# graph name. "Nests": Inductor's one C++ function holds several loop
+# nests, each a pass over memory; a kiln kernel is one loop nest.
+NOTES = {
+    "x.sum(0), x.sum(1)": "two loop nests on both sides (Inductor puts both in one function); "
+                          "outer spaces [6] and [8] differ, no single nest computes both",
+    "cat([sin(x), y * 2], 1)": "two loop nests on both sides: each input is written into its slice by the kernel "
+                               "that computes it",
+    "softmax(x, 1).sum(2), 3-d": "two loop nests on both sides: the sum over dim 2 reads the softmax over dim 1",
+    "x.sum(2).amax(1), 3-d": "Inductor nests the sum inside the amax's loop (one nest); kiln's stages hold one "
+                             "reduction level, so the sum is a kernel of its own",
+    "batch_norm inference, NCHW": "kiln fails in fakeprop: native_batch_norm(training=False)'s save_mean / "
+                                  "save_invstd are f32[0] on CPU, kiln's meta gives f32[3] (ops/, not fusion)",
+    "group_norm(2 groups), NCHW": "kiln fails: no lowering or decomposition for native_group_norm (ops / decompose)",
+    "x[mask] = v (index_put, bool mask)": "kiln fails in fakeprop: its index_put meta computes the indexed shape "
+                                          "(nonzero: dynamic); PyTorch's meta does not (ops/, not fusion)",
+    "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
+                        "an extern)",
+    "layer_norm in bf16": "kiln fails in fakeprop: native_layer_norm's mean / rstd are bf16 on CPU, kiln's meta "
+                          "gives f32 (ops/, not fusion)",
+}
 
 
 def outputs(r):
@@ -224,12 +259,15 @@ def main():
     ap.add_argument("--write", help="replace the table between the survey markers in this file")
     ap.add_argument("--only", help="run only programs whose name contains this")
     ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--kiln", help="use this kiln binary (an older build, for a before / after table) "
+                    "instead of building ./cmd/kiln")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     work = a.keep or tempfile.mkdtemp(prefix="inductor_survey.")
     os.makedirs(work, exist_ok=True)
-    kiln = os.path.join(work, "kiln")
-    run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root)
+    kiln = os.path.abspath(a.kiln) if a.kiln else os.path.join(work, "kiln")
+    if not a.kiln:
+        run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root)
     torch.set_num_threads(1)
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     rows = []
