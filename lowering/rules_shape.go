@@ -213,37 +213,7 @@ func shapeRules() map[string]rule {
 		"cat":             lowerCat,
 		"stack":           lowerCat,
 		"constant_pad_nd": lowerPad,
-		"flip":            lowerFlip,
 	}
-}
-
-// lowerFlip reads self at size-1-x along each flipped dim: one pointwise
-// kernel over the result (Inductor's flip is a pointwise index remap too).
-// The meta rule has checked dims (in range, no repeats).
-func lowerFlip(l *lowerer, c *ops.Call) error {
-	out, in, err := l.operands(c, "self")
-	if err != nil {
-		return err
-	}
-	dims, err := c.Ints("dims")
-	if err != nil {
-		return err
-	}
-	shape := out.layout.Shape
-	x := outerVars(len(shape))
-	at := append([]sym.Expr{}, x...)
-	for _, d := range dims {
-		if d < 0 {
-			d += int64(len(shape))
-		}
-		if d < 0 || d >= int64(len(shape)) {
-			return fmt.Errorf("%s: dim %d out of range", c.Op, d)
-		}
-		at[d] = sym.Sub(sym.Sub(shape[d], sym.Const(1)), x[d])
-	}
-	b := l.newKernel(shape)
-	b.store(out, x, b.load(in[0], at))
-	return nil
 }
 
 // lowerCat writes each input into its slice of the result, one kernel per

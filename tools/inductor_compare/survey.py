@@ -76,6 +76,10 @@ def batch_norm_eval(x, m, v, w, b):
     return F.batch_norm(x, m, v.abs() + 0.5, w, b, training=False, eps=1e-5)
 
 
+def roll_tri(x, y):
+    return x.roll(-3) + x.roll((2, -1), (2, 0)) + torch.triu(y, -1).unsqueeze(0) * torch.tril(x, 1)
+
+
 # name, function, input specs.
 PROGRAMS = [
     ("log_softmax dim=0, 3-d", lambda x: torch.log_softmax(x, 0), [(4, 5, 6)]),
@@ -148,6 +152,17 @@ PROGRAMS = [
     ("softmax in bf16, -1", lambda x: torch.softmax(x.to(bf16), -1).float(), [(6, 7)]),
     ("x / x.sum()", lambda x: x / x.sum(), [(6, 7)]),
     ("x.transpose(0, 1).mean(0), 3-d", lambda x: x.transpose(0, 1).mean(0), [(4, 5, 6)]),
+    ("F.pad(x, (1, 1)) + 1", lambda x: F.pad(x, (1, 1)) + 1, [(6, 7)]),
+    ("x.roll(1, 0) + x", lambda x: x.roll(1, 0) + x, [(6, 7)]),
+    ("tril(x) * 2", lambda x: torch.tril(x) * 2, [(6, 7)]),
+    ("rolls + triu(y, -1) * tril(x, 1), 3-d", roll_tri, [(2, 3, 4), (3, 4)]),
+    ("x.repeat(2, 1) + 1", lambda x: x.repeat(2, 1) + 1, [(6, 7)]),
+    ("gather(x, 1, idx) * 2", lambda x, i: torch.gather(x, 1, i) * 2, [(6, 7), index(7, 6, 3)]),
+    ("stack([x, y]).sum(0)", lambda x, y: torch.stack([x, y]).sum(0), [(6, 7), (6, 7)]),
+    ("x.unsqueeze(1) * y.unsqueeze(0), sum(-1)", lambda x, y: (x.unsqueeze(1) * y.unsqueeze(0)).sum(-1),
+     [(6, 7), (5, 7)]),
+    ("hardswish(x) + silu(x)", lambda x: F.hardswish(x) + F.silu(x), [(6, 7)]),
+    ("x.clamp(min=0).pow(2).sum(-1).sqrt()", lambda x: x.clamp(min=0).pow(2).sum(-1).sqrt(), [(6, 7)]),
     ("embedding + layer_norm", lambda w, i, g, b: F.layer_norm(F.embedding(i, w), (7,), g, b),
      [(10, 7), index(10, 3, 4), (7,), (7,)]),
 ]
@@ -160,6 +175,8 @@ NOTES = {
                           "outer spaces [6] and [8] differ, no single nest computes both",
     "cat([sin(x), y * 2], 1)": "two loop nests on both sides: each input is written into its slice by the kernel "
                                "that computes it",
+    "stack([x, y]).sum(0)": "three loop nests on both sides: each input is written into its slice of the "
+                            "stacked buffer, then the sum reads it",
     "softmax(x, 1).sum(2), 3-d": "two loop nests on both sides: the sum over dim 2 reads the softmax over dim 1",
     "x.sum(2).amax(1), 3-d": "Inductor nests the sum inside the amax's loop (one nest); kiln's stages hold one "
                              "reduction level, so the sum is a kernel of its own",
