@@ -230,6 +230,16 @@ def survey(name, fn, specs, kiln, work):
     ind_ext += len(re.findall(r"(?<!extern_kernels\.)\baten\.\w+\.\w+\(", call))
     ind_nests = metrics.generated_kernel_count
 
+    row = dict(name=name, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext, kiln_k="?", kiln_ext="?", ok=False)
+    try:
+        row.update(run_kiln(kiln, d, fx, want, want64))
+    except subprocess.CalledProcessError as e:
+        print(f"{name}: {' '.join(e.cmd[:2])} failed:\n{e.stderr}", file=sys.stderr)
+    return row
+
+
+def run_kiln(kiln, d, fx, want, want64):
+    """kiln's kernel counts, and whether its generated Go equals eager."""
     run([kiln, "compile", "-o", os.path.join(d, "dump"), fx])
     with open(os.path.join(d, "dump", "graph0.ir_post_fusion.txt")) as f:
         kiln_k, kiln_ext = kiln_kernels(f.read())
@@ -240,7 +250,7 @@ def survey(name, fn, specs, kiln, work):
     run([os.path.join(mod, "kilngen"), "-inputs", os.path.join(d, "in"), "-o", out])
     ok = all(equal(w, w64, np.load(os.path.join(out, f"out{i}.npy")))
              for i, (w, w64) in enumerate(zip(want, want64)))
-    return dict(name=name, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext, kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok)
+    return dict(kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok)
 
 
 def shape_text(spec):
@@ -248,6 +258,12 @@ def shape_text(spec):
         kind = "bool" if spec[0] == "bool" else "i64"
         return kind + " " + ("×".join(map(str, spec[1])) or "scalar")
     return "×".join(map(str, spec)) or "scalar"
+
+
+def verdict(r):
+    if not isinstance(r["kiln_k"], int):
+        return "n/a (no compile)"
+    return "yes" if r["ok"] else "NO"
 
 
 def table(rows, started):
@@ -263,11 +279,12 @@ def table(rows, started):
     for r in rows:
         shapes = ", ".join(shape_text(s) for s in r["specs"])
         lines.append(f"| {r['name']} | {shapes} | {r['kiln_k']} | {r['ind_k']} ({r['ind_nests']}) "
-                     f"| {r['kiln_ext']} / {r['ind_ext']} | {'yes' if r['ok'] else 'NO'} "
+                     f"| {r['kiln_ext']} / {r['ind_ext']} | {verdict(r)} "
                      f"| {NOTES.get(r['name'], '')} |")
     above = sum(not isinstance(r["kiln_k"], int) or r["kiln_k"] > r["ind_k"] for r in rows)
-    lines += ["", f"{len(rows)} graphs; kiln above Inductor's kernel count on {above}; "
-              f"kiln = eager on {sum(r['ok'] for r in rows)}."]
+    failed = sum(not isinstance(r["kiln_k"], int) for r in rows)
+    lines += ["", f"{len(rows)} graphs; kiln above Inductor's kernel count on {above} "
+              f"(of which kiln does not compile {failed}); kiln = eager on {sum(r['ok'] for r in rows)}."]
     return "\n".join(lines) + "\n"
 
 
@@ -291,11 +308,7 @@ def main():
     for name, fn, specs in PROGRAMS:
         if a.only and a.only not in name:
             continue
-        try:
-            r = survey(name, fn, specs, kiln, work)
-        except subprocess.CalledProcessError as e:
-            print(f"{name}: {' '.join(e.cmd[:2])} failed:\n{e.stderr}", file=sys.stderr)
-            r = dict(name=name, ind_k="?", ind_nests="?", ind_ext="?", kiln_k="?", kiln_ext="?", ok=False)
+        r = survey(name, fn, specs, kiln, work)
         r["specs"] = specs
         print(f"{name}: kernels kiln {r['kiln_k']} Inductor {r['ind_k']} ({r['ind_nests']}); "
               f"extern {r['kiln_ext']} / {r['ind_ext']}; matches eager: {r['ok']}", file=sys.stderr)
@@ -306,7 +319,9 @@ def main():
         replace_between(a.write, BEGIN, END, text)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 0 if all(r["ok"] for r in rows) else 1
+    # A graph kiln compiles must equal eager; the ones it cannot compile
+    # are in the notes.
+    return 0 if all(r["ok"] or not isinstance(r["kiln_k"], int) for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -22,12 +22,12 @@ def test_table_counts_graphs_above_inductor_and_failures():
     rows = [
         dict(name="a", specs=[(2, 3)], kiln_k=2, ind_k=1, ind_nests=2, kiln_ext=0, ind_ext=0, ok=True),
         dict(name="b", specs=[(2, 3)], kiln_k=1, ind_k=1, ind_nests=1, kiln_ext=0, ind_ext=0, ok=True),
-        dict(name="c", specs=[(2, 3)], kiln_k="?", ind_k="?", ind_nests="?", kiln_ext="?", ind_ext="?", ok=False),
+        dict(name="c", specs=[(2, 3)], kiln_k="?", ind_k=1, ind_nests=1, kiln_ext="?", ind_ext=0, ok=False),
     ]
     text = survey.table(rows, "2026-01-01 00:00")
     assert "| a | 2×3 | 2 | 1 (2) | 0 / 0 | yes |" in text
-    assert "| c | 2×3 | ? | ? (?) | ? / ? | NO |" in text
-    assert "3 graphs; kiln above Inductor's kernel count on 2; kiln = eager on 2." in text
+    assert "| c | 2×3 | ? | 1 (1) | ? / 0 | n/a (no compile) |" in text
+    assert "3 graphs; kiln above Inductor's kernel count on 2 (of which kiln does not compile 1); kiln = eager on 2." in text
 
 
 def test_every_note_names_a_surveyed_graph():
