@@ -182,7 +182,9 @@ NOTES = {
                              "reduction level, so the sum is a kernel of its own",
     "batch_norm inference, NCHW": "kiln fails in fakeprop: native_batch_norm(training=False)'s save_mean / "
                                   "save_invstd are f32[0] on CPU, kiln's meta gives f32[3] (ops/, not fusion)",
-    "group_norm(2 groups), NCHW": "kiln fails: no lowering or decomposition for native_group_norm (ops / decompose)",
+    "group_norm(2 groups), NCHW": "Inductor's one function holds 8 loop nests; kiln's 2 kernels: the statistics "
+                                  "per (sample, group), then the normalization per channel (one kernel would need the channel loop split "
+                                  "into (group, channel in group) to match the statistics' space)",
     "x[mask] = v (index_put, bool mask)": "kiln fails in fakeprop: its index_put meta computes the indexed shape "
                                           "(nonzero: dynamic); PyTorch's meta does not (ops/, not fusion)",
     "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
