@@ -189,8 +189,6 @@ NOTES = {
                                           "(nonzero: dynamic); PyTorch's meta does not (ops/, not fusion)",
     "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
                         "an extern)",
-    "layer_norm in bf16": "kiln fails in fakeprop: native_layer_norm's mean / rstd are bf16 on CPU, kiln's meta "
-                          "gives f32 (ops/, not fusion)",
 }
 
 
