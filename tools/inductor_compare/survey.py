@@ -180,13 +180,12 @@ NOTES = {
     "softmax(x, 1).sum(2), 3-d": "two loop nests on both sides: the sum over dim 2 reads the softmax over dim 1",
     "x.sum(2).amax(1), 3-d": "Inductor nests the sum inside the amax's loop (one nest); kiln's stages hold one "
                              "reduction level, so the sum is a kernel of its own",
-    "batch_norm inference, NCHW": "kiln fails in fakeprop: native_batch_norm(training=False)'s save_mean / "
-                                  "save_invstd are f32[0] on CPU, kiln's meta gives f32[3] (ops/, not fusion)",
+    "batch_norm inference, NCHW": "kiln computes 1/sqrt(var + eps) per channel in a kernel of its own: inlining it "
+                                  "would repeat a sqrt per element, over 8 times the producer's space "
+                                  "(maxInlineRatio, lowering/fuse_inline.go); Inductor recomputes it per element",
     "group_norm(2 groups), NCHW": "Inductor's one function holds 8 loop nests; kiln's 2 kernels: the statistics "
                                   "per (sample, group), then the normalization per channel (one kernel would need the channel loop split "
                                   "into (group, channel in group) to match the statistics' space)",
-    "x[mask] = v (index_put, bool mask)": "kiln fails in fakeprop: its index_put meta computes the indexed shape "
-                                          "(nonzero: dynamic); PyTorch's meta does not (ops/, not fusion)",
     "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
                         "an extern)",
 }
