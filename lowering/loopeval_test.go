@@ -436,5 +436,6 @@ var evalFns = map[string]func(a []float64) float64{
 	"tanh":       func(a []float64) float64 { return math.Tanh(a[0]) },
 	"sigmoid":    func(a []float64) float64 { return 1 / (1 + math.Exp(-a[0])) },
 	"abs":        func(a []float64) float64 { return math.Abs(a[0]) },
+	"pow":        func(a []float64) float64 { return math.Pow(a[0], a[1]) },
 	"logical_or": func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
 }

@@ -24,6 +24,7 @@ const (
 	redMinMaxIx                 // values and indices (max.dim, min.dim)
 	redMinMax                   // aminmax: min and max
 	redLogSumExp                // max stage, then log(sum(exp(x - max))) + max
+	redNorm                     // linalg_vector_norm (rules_reduce_norm.go)
 )
 
 // redRule is one reduction op: its kind, combining op, and how its
@@ -50,7 +51,8 @@ func reduceRules() map[string]rule {
 		"argmax":  {op: ReduceArgMax, dim: "dim"}, "argmin": {op: ReduceArgMin, dim: "dim"},
 		"any": {op: ReduceAny}, "any.dim": {op: ReduceAny, dim: "dim"}, "any.dims": {op: ReduceAny, dim: "dim"},
 		"all": {op: ReduceAll}, "all.dim": {op: ReduceAll, dim: "dim"}, "all.dims": {op: ReduceAll, dim: "dim"},
-		"logsumexp": {kind: redLogSumExp, dim: "dim"},
+		"logsumexp":          {kind: redLogSumExp, dim: "dim"},
+		"linalg_vector_norm": {kind: redNorm, dim: "dim"},
 	}
 	for _, v := range []string{"var", "std"} {
 		std := v == "std"
@@ -104,6 +106,8 @@ func (r redRule) lower(l *lowerer, c *ops.Call) error {
 		return r.aminmax(l, rc)
 	case redLogSumExp:
 		return r.logsumexp(l, rc)
+	case redNorm:
+		return r.vectorNorm(l, rc)
 	}
 	return r.plain(l, rc)
 }

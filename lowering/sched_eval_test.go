@@ -251,6 +251,7 @@ var schedFns = map[string]func(a []float64) float64{
 	"tanh": func(a []float64) float64 { return math.Tanh(a[0]) }, "abs": func(a []float64) float64 { return math.Abs(a[0]) },
 	"log":        func(a []float64) float64 { return math.Log(a[0]) },
 	"sigmoid":    func(a []float64) float64 { return 1 / (1 + math.Exp(-a[0])) },
+	"pow":        func(a []float64) float64 { return math.Pow(a[0], a[1]) },
 	"reciprocal": func(a []float64) float64 { return 1 / a[0] },
 	// Predicates and selection (scatters lowered as where(inside, src, self)).
 	"eq": func(a []float64) float64 { return b2f(a[0] == a[1]) }, "ne": func(a []float64) float64 { return b2f(a[0] != a[1]) },

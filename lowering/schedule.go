@@ -134,6 +134,10 @@ type group struct {
 	// loads are the group's loads of buffers it does not write, for
 	// reusing one load per stage and element.
 	loads map[loadKey][]storeRef
+	// recorded lists the buffers record noted for the group (maxReader,
+	// maxWriter, recent), for a join that moves them to another group;
+	// past maxJoinInstrs the group is too large to join and it stops.
+	recorded []*Buffer
 }
 
 // loadKey names one element read as one type.
@@ -296,6 +300,9 @@ func (s *scheduler) schedule(c *Kernel) {
 
 // record notes that group gi reads and writes these buffers.
 func (s *scheduler) record(gi int, reads, writes []*Buffer) {
+	if g := s.groups[gi]; len(g.recorded) <= maxJoinInstrs {
+		g.recordFor(reads, writes)
+	}
 	for _, b := range reads {
 		s.maxReader[b] = max(s.level(s.maxReader, b), gi)
 		r, ok := s.recent[b]
@@ -368,6 +375,7 @@ func (s *scheduler) tryFuse(c *Kernel, reads, writes []*Buffer) bool {
 		s.merge(g, c, plan)
 		s.record(gi, reads, writes)
 		s.stats.Fusions++
+		s.joinEarlier(gi, c.Name, reads)
 		return true
 	}
 	return false

@@ -1,0 +1,132 @@
+package lowering
+
+import (
+	"fmt"
+
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// Pointwise index remaps, as Inductor lowers them: one kernel over the
+// result that reads self at a moved index (flip, roll) or keeps it under an
+// index predicate (tril, triu), so that they fuse like any pointwise op.
+
+func remapRules() map[string]rule {
+	return map[string]rule{
+		"flip": lowerFlip,
+		"roll": lowerRoll,
+		"tril": lowerTri(false),
+		"triu": lowerTri(true),
+	}
+}
+
+// lowerFlip reads self at size-1-x along each flipped dim: one pointwise
+// kernel over the result (Inductor's flip is a pointwise index remap too).
+// The meta rule has checked dims (in range, no repeats).
+func lowerFlip(l *lowerer, c *ops.Call) error {
+	out, in, err := l.operands(c, "self")
+	if err != nil {
+		return err
+	}
+	dims, err := c.Ints("dims")
+	if err != nil {
+		return err
+	}
+	shape := out.layout.Shape
+	x := outerVars(len(shape))
+	at := append([]sym.Expr{}, x...)
+	for _, d := range dims {
+		if d < 0 {
+			d += int64(len(shape))
+		}
+		if d < 0 || d >= int64(len(shape)) {
+			return fmt.Errorf("%s: dim %d out of range", c.Op, d)
+		}
+		at[d] = sym.Sub(sym.Sub(shape[d], sym.Const(1)), x[d])
+	}
+	b := l.newKernel(shape)
+	b.store(out, x, b.load(in[0], at))
+	return nil
+}
+
+// lowerRoll reads self at (x_d + n_d - s_d mod n_d) mod n_d along each
+// rolled dim (the numerator stays non-negative); with no dims, at the
+// rolled flat position, unravelled.
+func lowerRoll(l *lowerer, c *ops.Call) error {
+	out, in, err := l.operands(c, "self")
+	if err != nil {
+		return err
+	}
+	shifts, err := c.SymInts("shifts")
+	if err != nil {
+		return err
+	}
+	dims, err := c.Ints("dims")
+	if err != nil {
+		return err
+	}
+	shape := out.layout.Shape
+	x := outerVars(len(shape))
+	rolled := func(i, n, s sym.Expr) sym.Expr { return sym.Mod(sym.Sum(i, n, sym.Neg(sym.Mod(s, n))), n) }
+	at := append([]sym.Expr{}, x...)
+	switch {
+	case len(dims) == 0 && len(shifts) == 1:
+		n := sym.Const(1)
+		for _, e := range shape {
+			n = sym.Mul(n, e)
+		}
+		f := rolled(rowMajorIndex(shape), n, shifts[0])
+		stride := sym.Const(1)
+		for d := len(shape) - 1; d >= 0; d-- {
+			at[d] = sym.Mod(sym.FloorDiv(f, stride), shape[d])
+			stride = sym.Mul(stride, shape[d])
+		}
+	case len(dims) == len(shifts):
+		for i, d := range dims {
+			if d < 0 {
+				d += int64(len(shape))
+			}
+			if d < 0 || d >= int64(len(shape)) {
+				return fmt.Errorf("%s: dim %d out of range", c.Op, dims[i])
+			}
+			at[d] = rolled(x[d], shape[d], shifts[i])
+		}
+	default:
+		return fmt.Errorf("%s: %d shifts for %d dims", c.Op, len(shifts), len(dims))
+	}
+	b := l.newKernel(shape)
+	b.store(out, x, b.load(in[0], at))
+	return nil
+}
+
+// lowerTri keeps self where col - row <= diagonal (tril) or >= diagonal
+// (triu), over the last two dims, and writes zero elsewhere.
+func lowerTri(upper bool) rule {
+	return func(l *lowerer, c *ops.Call) error {
+		out, in, err := l.operands(c, "self")
+		if err != nil {
+			return err
+		}
+		diag, err := c.SymInt("diagonal")
+		if err != nil {
+			return err
+		}
+		shape := out.layout.Shape
+		if len(shape) < 2 {
+			return fmt.Errorf("%s: input tensor must have at least 2 dimensions", c.Op)
+		}
+		x := outerVars(len(shape))
+		b := l.newKernel(shape)
+		off := b.index(sym.Sub(x[len(x)-1], x[len(x)-2]), ir.I64)
+		cmp := "le"
+		if upper {
+			cmp = "ge"
+		}
+		keep := b.call(cmp, ir.Bool, off, b.index(diag, ir.I64))
+		dt := out.layout.DType
+		v := b.cast(b.load(in[0], x), dt)
+		b.store(out, x, b.call("where", dt, keep, v, b.constant(0, dt)))
+		return nil
+	}
+}

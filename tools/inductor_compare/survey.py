@@ -1,0 +1,327 @@
+"""Held-out breadth: kernel counts, kiln against Inductor, on small graphs
+a user writes that the other lists here do not cover.
+
+Each program is traced the way compare.py traces (make_fx, the same FX
+text), compiled by kiln (post-fusion IR dump for the count, the Go module
+for the values) and by torch.compile (Inductor, CPU). The table gives, per
+graph, kiln's loop kernels, Inductor's C++ kernels (loop nests), extern
+and fallback calls on each side, and whether every output of kiln's
+generated Go equals eager (torch._dynamo.utils.same against a float64
+run; integer and bool outputs exactly). With --write FILE it replaces the
+table between the survey markers in FILE (docs/benchmarks.md).
+
+    nice -n 10 python3 tools/inductor_compare/survey.py --write docs/benchmarks.md
+
+Shapes are small (a few KB): this counts kernels, it does not time them.
+NOTES says, per graph where kiln is above Inductor, why.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch._dynamo.utils import same
+from torch._inductor import metrics
+from torch._inductor.utils import run_and_get_code
+from torch.fx.experimental.proxy_tensor import make_fx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import fx_text, inductor_kernels, kiln_kernels, replace_between, run  # noqa: E402
+
+BEGIN = "<!-- inductor_compare:survey:begin -->"
+END = "<!-- inductor_compare:survey:end -->"
+bf16 = torch.bfloat16
+
+
+# Inputs: a shape tuple is float32 randn; these name other kinds.
+def mask(*shape):
+    return ("bool", shape)
+
+
+def index(high, *shape):
+    return ("i64", shape, high)
+
+
+def make_input(spec):
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        if spec[0] == "bool":
+            return torch.rand(spec[1]) > 0.5
+        return torch.randint(0, spec[2], spec[1])
+    return torch.randn(spec)
+
+
+def mask_put(x, m, v):
+    x = x.clone()
+    x[m] = v
+    return x
+
+
+def cat_pointwise(x, y):
+    return torch.cat([x.sin(), y * 2], dim=1)
+
+
+def as_strided_scatter(x, y):
+    return torch.as_strided_scatter(x * 2, y, (3, 3), (7, 2), 1)
+
+
+def batch_norm_eval(x, m, v, w, b):
+    return F.batch_norm(x, m, v.abs() + 0.5, w, b, training=False, eps=1e-5)
+
+
+def roll_tri(x, y):
+    return x.roll(-3) + x.roll((2, -1), (2, 0)) + torch.triu(y, -1).unsqueeze(0) * torch.tril(x, 1)
+
+
+# name, function, input specs.
+PROGRAMS = [
+    ("log_softmax dim=0, 3-d", lambda x: torch.log_softmax(x, 0), [(4, 5, 6)]),
+    ("log_softmax dim=1, 3-d", lambda x: torch.log_softmax(x, 1), [(4, 5, 6)]),
+    ("log_softmax dim=2, 3-d", lambda x: torch.log_softmax(x, 2), [(4, 5, 6)]),
+    ("softmax dim=0, 4-d", lambda x: torch.softmax(x, 0), [(3, 4, 5, 6)]),
+    ("softmax dim=1, 4-d", lambda x: torch.softmax(x, 1), [(3, 4, 5, 6)]),
+    ("softmax dim=2, 4-d", lambda x: torch.softmax(x, 2), [(3, 4, 5, 6)]),
+    ("var(dim=1), 3-d", lambda x: torch.var(x, 1), [(4, 5, 6)]),
+    ("var_mean(dim=1), 3-d", lambda x: torch.var_mean(x, 1), [(4, 5, 6)]),
+    ("std(dim=1, keepdim), 3-d", lambda x: torch.std(x, 1, keepdim=True), [(4, 5, 6)]),
+    ("mean over dims (0, 2), 3-d", lambda x: x.mean((0, 2)), [(4, 5, 6)]),
+    ("mean over dims (2, 3), 4-d", lambda x: x.mean((2, 3)), [(2, 3, 4, 5)]),
+    ("amax(dim=0)", lambda x: x.amax(0), [(8, 6)]),
+    ("argmax(dim=0)", lambda x: x.argmax(0), [(8, 6)]),
+    ("sum of x.t() over dim 1", lambda x: x.t().sum(1), [(8, 6)]),
+    ("sum(exp(x.permute(2, 0, 1)), -1)", lambda x: x.permute(2, 0, 1).exp().sum(-1), [(4, 5, 6)]),
+    ("x.permute(0, 2, 1) + y", lambda x, y: x.permute(0, 2, 1) + y, [(4, 5, 6), (4, 6, 5)]),
+    ("(x.t() * 2).contiguous()", lambda x: (x.t() * 2).contiguous(), [(8, 6)]),
+    ("x.t() + b", lambda x, b: x.t() + b, [(8, 6), (8,)]),
+    ("x + y.t(), broadcast column", lambda x, y: x + y.t() * x[:, :1], [(6, 8), (8, 6)]),
+    ("layer_norm of x.transpose(1, 2)", lambda x, w, b: F.layer_norm(x.transpose(1, 2), (5,), w, b),
+     [(4, 5, 6), (5,), (5,)]),
+    ("batch_norm inference, NCHW", batch_norm_eval, [(2, 3, 4, 5), (3,), (3,), (3,), (3,)]),
+    ("group_norm(2 groups), NCHW", lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3, 3), (4,), (4,)]),
+    ("diagonal_scatter(x, y)", lambda x, y: torch.diagonal_scatter(x, y.exp()), [(6, 6), (6,)]),
+    ("as_strided_scatter(x * 2, y)", as_strided_scatter, [(6, 7), (3, 3)]),
+    ("x[mask] = v (index_put, bool mask)", mask_put, [(6, 7), mask(6, 7), ()]),
+    ("masked_fill(x * 2, m, 0)", lambda x, m: (x * 2).masked_fill(m, 0.0), [(6, 7), mask(6, 7)]),
+    ("where(x > 0, x, y * 2)", lambda x, y: torch.where(x > 0, x, y * 2), [(6, 7), (6, 7)]),
+    ("cumsum(x * 2, 1)", lambda x: torch.cumsum(x * 2, 1), [(6, 7)]),
+    ("x - x.mean(1, keepdim=True)", lambda x: x - x.mean(1, keepdim=True), [(4, 5, 6)]),
+    ("x.sum(0), x.sum(1)", lambda x: (x.sum(0), x.sum(1)), [(8, 6)]),
+    ("cat([sin(x), y * 2], 1)", cat_pointwise, [(4, 5), (4, 3)]),
+    ("x.expand(4, 5, 6).sum(2)", lambda x: x.expand(4, 5, 6).sum(2), [(5, 1)]),
+    ("x.expand(4, 5, 6) * y, sum(0)", lambda x, y: (x.expand(4, 5, 6) * y).sum(0), [(5, 6), (4, 5, 6)]),
+    ("sigmoid/tanh/clamp through bf16", lambda x: x.to(bf16).sigmoid().tanh().clamp(-0.5, 0.5).float(),
+     [(6, 7)]),
+    ("(bf16(x) + bf16(y)).float() * 2", lambda x, y: (x.to(bf16) + y.to(bf16)).float() * 2, [(6, 7), (6, 7)]),
+    ("sum(bf16(x), 1) in f32", lambda x: x.to(bf16).sum(1, dtype=torch.float32), [(6, 7)]),
+    ("x - x.mean(0)", lambda x: x - x.mean(0), [(8, 6)]),
+    ("var(dim=0), 3-d", lambda x: torch.var(x, 0), [(4, 5, 6)]),
+    ("logsumexp(dim=1), 3-d", lambda x: torch.logsumexp(x, 1), [(4, 5, 6)]),
+    ("F.normalize(x, dim=1)", lambda x: F.normalize(x, dim=1), [(4, 5, 6)]),
+    ("x.amax(1) - x.amin(1)", lambda x: x.amax(1) - x.amin(1), [(8, 6)]),
+    ("x - x.mean((0, 2, 3), keepdim=True), NCHW", lambda x: x - x.mean((0, 2, 3), keepdim=True), [(2, 3, 4, 5)]),
+    ("((x - y) ** 2).mean()", lambda x, y: ((x - y) ** 2).mean(), [(6, 7), (6, 7)]),
+    ("softmax(x.transpose(1, 2), -1)", lambda x: torch.softmax(x.transpose(1, 2), -1), [(4, 5, 6)]),
+    ("where(m, exp(x), 0).sum(1)", lambda x, m: torch.where(m, x.exp(), 0.0).sum(1), [(6, 7), mask(6, 7)]),
+    ("x.flip(1) + x", lambda x: x.flip(1) + x, [(6, 7)]),
+    ("x[:, ::2] + x[:, 1::2]", lambda x: x[:, ::2] + x[:, 1::2], [(6, 8)]),
+    ("layer_norm in bf16", lambda x, w, b: F.layer_norm(x.to(bf16), (7,), w.to(bf16), b.to(bf16)).float(),
+     [(6, 7), (7,), (7,)]),
+    ("silu(x) * y, then sum(-1)", lambda x, y: (F.silu(x) * y).sum(-1), [(6, 7), (6, 7)]),
+    ("softmax(x, 1) * y, 3-d", lambda x, y: torch.softmax(x, 1) * y, [(4, 5, 6), (4, 5, 6)]),
+    ("x.sum(1, keepdim) + y.sum(1, keepdim)", lambda x, y: x.sum(1, keepdim=True) + y.sum(1, keepdim=True),
+     [(6, 7), (6, 7)]),
+    ("gelu(x) + gelu(y).t()", lambda x, y: F.gelu(x) + F.gelu(y).t(), [(6, 7), (7, 6)]),
+    ("softmax(x, 1).sum(2), 3-d", lambda x: torch.softmax(x, 1).sum(2), [(4, 5, 6)]),
+    ("x.sum(2).amax(1), 3-d", lambda x: x.sum(2).amax(1), [(4, 5, 6)]),
+    ("where(a > 0, exp(b), c * 2) + sin(d)", lambda a, b, c, d: torch.where(a > 0, b.exp(), c * 2) + d.sin(),
+     [(6, 7), (6, 7), (6, 7), (6, 7)]),
+    ("x + relu(y) + sigmoid(z)", lambda x, y, z: x + y.relu() + z.sigmoid(), [(6, 7), (6, 7), (6, 7)]),
+    ("exp(x) + z * 2 + y.sum(1, keepdim)", lambda x, y, z: x.exp() + z * 2 + y.sum(1, True),
+     [(6, 7), (6, 7), (6, 7)]),
+    ("x.sum(1, keepdim) * exp(y)", lambda x, y: x.sum(1, True) * y.exp(), [(6, 7), (6, 7)]),
+    ("x.amax(1) - y.sum(1)", lambda x, y: x.amax(1) - y.sum(1), [(6, 7), (6, 7)]),
+    ("(x * 2 + exp(y)).sum(1), 3-d", lambda x, y: (x * 2 + y.exp()).sum(1), [(4, 5, 6), (4, 5, 6)]),
+    ("x[idx] * 2 (index_select)", lambda x, i: x[i] * 2, [(6, 7), index(6, 4)]),
+    ("softmax in bf16, -1", lambda x: torch.softmax(x.to(bf16), -1).float(), [(6, 7)]),
+    ("x / x.sum()", lambda x: x / x.sum(), [(6, 7)]),
+    ("x.transpose(0, 1).mean(0), 3-d", lambda x: x.transpose(0, 1).mean(0), [(4, 5, 6)]),
+    ("F.pad(x, (1, 1)) + 1", lambda x: F.pad(x, (1, 1)) + 1, [(6, 7)]),
+    ("x.roll(1, 0) + x", lambda x: x.roll(1, 0) + x, [(6, 7)]),
+    ("tril(x) * 2", lambda x: torch.tril(x) * 2, [(6, 7)]),
+    ("rolls + triu(y, -1) * tril(x, 1), 3-d", roll_tri, [(2, 3, 4), (3, 4)]),
+    ("x.repeat(2, 1) + 1", lambda x: x.repeat(2, 1) + 1, [(6, 7)]),
+    ("gather(x, 1, idx) * 2", lambda x, i: torch.gather(x, 1, i) * 2, [(6, 7), index(7, 6, 3)]),
+    ("stack([x, y]).sum(0)", lambda x, y: torch.stack([x, y]).sum(0), [(6, 7), (6, 7)]),
+    ("x.unsqueeze(1) * y.unsqueeze(0), sum(-1)", lambda x, y: (x.unsqueeze(1) * y.unsqueeze(0)).sum(-1),
+     [(6, 7), (5, 7)]),
+    ("hardswish(x) + silu(x)", lambda x: F.hardswish(x) + F.silu(x), [(6, 7)]),
+    ("x.clamp(min=0).pow(2).sum(-1).sqrt()", lambda x: x.clamp(min=0).pow(2).sum(-1).sqrt(), [(6, 7)]),
+    ("embedding + layer_norm", lambda w, i, g, b: F.layer_norm(F.embedding(i, w), (7,), g, b),
+     [(10, 7), index(10, 3, 4), (7,), (7,)]),
+]
+
+# Why kiln is above Inductor where it still is (or cannot compile), by
+# graph name. "Nests": Inductor's one C++ function holds several loop
+# nests, each a pass over memory; a kiln kernel is one loop nest.
+NOTES = {
+    "x.sum(0), x.sum(1)": "two loop nests on both sides (Inductor puts both in one function); "
+                          "outer spaces [6] and [8] differ, no single nest computes both",
+    "cat([sin(x), y * 2], 1)": "two loop nests on both sides: each input is written into its slice by the kernel "
+                               "that computes it",
+    "stack([x, y]).sum(0)": "three loop nests on both sides: each input is written into its slice of the "
+                            "stacked buffer, then the sum reads it",
+    "softmax(x, 1).sum(2), 3-d": "two loop nests on both sides: the sum over dim 2 reads the softmax over dim 1",
+    "x.sum(2).amax(1), 3-d": "Inductor nests the sum inside the amax's loop (one nest); kiln's stages hold one "
+                             "reduction level, so the sum is a kernel of its own",
+    "batch_norm inference, NCHW": "kiln computes 1/sqrt(var + eps) per channel in a kernel of its own: inlining it "
+                                  "would repeat a sqrt per element, over 8 times the producer's space "
+                                  "(maxInlineRatio, lowering/fuse_inline.go); Inductor recomputes it per element",
+    "group_norm(2 groups), NCHW": "Inductor's one function holds 8 loop nests; kiln's 2 kernels: the statistics "
+                                  "per (sample, group), then the normalization per channel (one kernel would need the channel loop split "
+                                  "into (group, channel in group) to match the statistics' space)",
+    "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
+                        "an extern)",
+}
+
+
+def outputs(r):
+    return list(r) if isinstance(r, (tuple, list)) else [r]
+
+
+def equal(want, want64, got):
+    if tuple(got.shape) != tuple(want.shape):
+        return False
+    g = torch.from_numpy(np.ascontiguousarray(got))
+    if not want.is_floating_point():
+        return bool(torch.equal(want, g.to(want.dtype)))
+    return bool(same(want.float(), g.float(), fp64_ref=want64, tol=1e-4, log_error=lambda *a, **k: None))
+
+
+def survey(name, fn, specs, kiln, work):
+    torch.manual_seed(0)
+    args = [make_input(s) for s in specs]
+    gm = make_fx(fn)(*args)
+    names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    d = os.path.join(work, slug)
+    os.makedirs(os.path.join(d, "in"), exist_ok=True)
+    fx = os.path.join(d, "graph.fx")
+    with open(fx, "w") as f:
+        f.write(fx_text(gm))
+    for n, a in zip(names, args):
+        np.save(os.path.join(d, "in", n + ".npy"), a.numpy())
+    want = outputs(fn(*[a.clone() for a in args]))
+    want64 = outputs(fn(*[a.double() if a.is_floating_point() else a.clone() for a in args]))
+
+    torch._dynamo.reset()
+    metrics.reset()
+    _, codes = run_and_get_code(torch.compile(fn), *args)
+    code = "\n".join(codes)
+    ind_k, ind_ext = inductor_kernels(code)
+    call = code[code.find("def call("):] if "def call(" in code else ""
+    ind_ext += len(re.findall(r"(?<!extern_kernels\.)\baten\.\w+\.\w+\(", call))
+    ind_nests = metrics.generated_kernel_count
+
+    row = dict(name=name, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext, kiln_k="?", kiln_ext="?", ok=False)
+    try:
+        row.update(run_kiln(kiln, d, fx, want, want64))
+    except subprocess.CalledProcessError as e:
+        print(f"{name}: {' '.join(e.cmd[:2])} failed:\n{e.stderr}", file=sys.stderr)
+    return row
+
+
+def run_kiln(kiln, d, fx, want, want64):
+    """kiln's kernel counts, and whether its generated Go equals eager."""
+    run([kiln, "compile", "-o", os.path.join(d, "dump"), fx])
+    with open(os.path.join(d, "dump", "graph0.ir_post_fusion.txt")) as f:
+        kiln_k, kiln_ext = kiln_kernels(f.read())
+    mod = os.path.join(d, "mod")
+    run([kiln, "compile", "-target=go", "-o", mod, fx])
+    run(["go", "build", "-o", "kilngen", "."], cwd=mod, env=dict(os.environ, GOEXPERIMENT="simd"))
+    out = os.path.join(d, "out")
+    run([os.path.join(mod, "kilngen"), "-inputs", os.path.join(d, "in"), "-o", out])
+    ok = all(equal(w, w64, np.load(os.path.join(out, f"out{i}.npy")))
+             for i, (w, w64) in enumerate(zip(want, want64)))
+    return dict(kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok)
+
+
+def shape_text(spec):
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        kind = "bool" if spec[0] == "bool" else "i64"
+        return kind + " " + ("×".join(map(str, spec[1])) or "scalar")
+    return "×".join(map(str, spec)) or "scalar"
+
+
+def verdict(r):
+    if not isinstance(r["kiln_k"], int):
+        return "n/a (no compile)"
+    return "yes" if r["ok"] else "NO"
+
+
+def table(rows, started):
+    lines = [
+        f"Counted {started} UTC by `tools/inductor_compare/survey.py`: torch {torch.__version__} (Inductor, CPU). "
+        "Inputs float32 unless named; extern / fallback calls (Inductor's `extern_kernels.*` and `aten.*` "
+        "fallbacks, kiln's extern kernels) are counted apart.",
+        "",
+        "| graph | input shapes | kernels kiln | kernels Inductor (loop nests) | extern kiln / Inductor "
+        "| kiln = eager | notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        shapes = ", ".join(shape_text(s) for s in r["specs"])
+        lines.append(f"| {r['name']} | {shapes} | {r['kiln_k']} | {r['ind_k']} ({r['ind_nests']}) "
+                     f"| {r['kiln_ext']} / {r['ind_ext']} | {verdict(r)} "
+                     f"| {NOTES.get(r['name'], '')} |")
+    above = sum(not isinstance(r["kiln_k"], int) or r["kiln_k"] > r["ind_k"] for r in rows)
+    failed = sum(not isinstance(r["kiln_k"], int) for r in rows)
+    lines += ["", f"{len(rows)} graphs; kiln above Inductor's kernel count on {above} "
+              f"(of which kiln does not compile {failed}); kiln = eager on {sum(r['ok'] for r in rows)}."]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", help="replace the table between the survey markers in this file")
+    ap.add_argument("--only", help="run only programs whose name contains this")
+    ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--kiln", help="use this kiln binary (an older build, for a before / after table) "
+                    "instead of building ./cmd/kiln")
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    work = a.keep or tempfile.mkdtemp(prefix="inductor_survey.")
+    os.makedirs(work, exist_ok=True)
+    kiln = os.path.abspath(a.kiln) if a.kiln else os.path.join(work, "kiln")
+    if not a.kiln:
+        run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root)
+    torch.set_num_threads(1)
+    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    rows = []
+    for name, fn, specs in PROGRAMS:
+        if a.only and a.only not in name:
+            continue
+        r = survey(name, fn, specs, kiln, work)
+        r["specs"] = specs
+        print(f"{name}: kernels kiln {r['kiln_k']} Inductor {r['ind_k']} ({r['ind_nests']}); "
+              f"extern {r['kiln_ext']} / {r['ind_ext']}; matches eager: {r['ok']}", file=sys.stderr)
+        rows.append(r)
+    text = table(rows, started)
+    print(text)
+    if a.write:
+        replace_between(a.write, BEGIN, END, text)
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    # A graph kiln compiles must equal eager; the ones it cannot compile
+    # are in the notes.
+    return 0 if all(r["ok"] or not isinstance(r["kiln_k"], int) for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
