@@ -104,6 +104,7 @@ type simdLoop struct {
 	extFast bool
 	valB    map[*lowering.Instr]string // the second group's values
 	wide    int                        // <kernel>Wide's outputs at most (simd_wide.go); 0 otherwise
+	expSum  *expSum                    // the loop's 16-element blocks run in rt.ExpShiftSum (simd_expsum.go)
 }
 
 // vacc is a vector accumulator of a reduction loop.
@@ -241,6 +242,7 @@ func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]lo
 			return "", nil, fmt.Errorf("simd tmp%d: %w", in.ID, err)
 		}
 	}
+	l.expSum = l.matchExpSum(body)
 	l.write()
 	return fmt.Sprintf("%s(%s)", l.name, strings.Join(l.args, ", ")), l.accs, nil
 }
@@ -543,14 +545,18 @@ func (l *simdLoop) write() {
 	for _, s := range l.contig[1:] {
 		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
 	}
-	l.writeHoisted(f)
-	f.line("i := 0")
-	if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
-		l.unrolledBody(f)
+	if l.expSum != nil {
+		l.writeExpSum(f)
+	} else {
+		l.writeHoisted(f)
+		f.line("i := 0")
+		if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
+			l.unrolledBody(f)
+		}
+		f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
+		f.WriteString(l.body.String())
+		f.line("}")
 	}
-	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
-	f.WriteString(l.body.String())
-	f.line("}")
 	f.WriteString(l.folds.String())
 	// Before any scalar (SSE) arithmetic: SSE code after 256-bit AVX code
 	// with dirty upper halves costs hundreds of cycles a transition on
