@@ -87,7 +87,8 @@ type simdLoop struct {
 	// sfolds are the folds' scalar statements, after the lanes' upper
 	// halves are cleared (see write).
 	sfolds code
-	name   string // the function's name
+	hs     []string // the arrays the folds store the lanes into (h<ID>)
+	name   string   // the function's name
 	// colIdx and colSteps: column lanes' stepped index variables
 	// (simd_cols.go stepIndices) and their steps.
 	colIdx   map[*lowering.Access]string
@@ -143,8 +144,8 @@ func (l *simdLoop) reduce(in *lowering.Instr) {
 	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := %s", r, broadcastF32(start))})
 	l.used[r] = true
 	store := func() {
-		l.folds.line("var %s [8]float32", h)
-		l.folds.line("%s.Store(&%s)", r, h)
+		l.hs = append(l.hs, h)
+		l.folds.line("%s.Store(%s)", r, h)
 	}
 	switch in.Reduce {
 	case lowering.ReduceSum:
@@ -542,30 +543,15 @@ func (l *simdLoop) write() {
 	f.line("if !rt.SIMD() || len(%s) < 8 {", l.contig[0])
 	f.line("return 0%s", ret)
 	f.line("}")
-	for _, s := range l.contig[1:] {
-		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
-	}
-	if l.expSum != nil {
-		l.writeExpSum(f)
+	if len(l.accs) > 0 {
+		l.writeReduction(f, ret)
 	} else {
-		l.writeHoisted(f)
-		f.line("i := 0")
-		if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
-			l.unrolledBody(f)
-		}
-		f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
-		f.WriteString(l.body.String())
+		l.writeLoops(f)
+		f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
+		f.line("return i")
 		f.line("}")
+		f.line("")
 	}
-	f.WriteString(l.folds.String())
-	// Before any scalar (SSE) arithmetic: SSE code after 256-bit AVX code
-	// with dirty upper halves costs hundreds of cycles a transition on
-	// this project's machine (measured: a layer norm's row fold).
-	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
-	f.WriteString(l.sfolds.String())
-	f.line("return i%s", ret)
-	f.line("}")
-	f.line("")
 	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every element.", name)
 	out.stubs.line("%s { return 0%s }", sig, ret)
 	out.stubs.line("")

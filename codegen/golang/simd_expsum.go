@@ -15,7 +15,8 @@ import (
 // spills of the values live across its loop were legacy-SSE stores after
 // 256-bit code (a transition penalty per call): softmax over the last
 // dimension of 1024×1024 went from 1303 to 866 µs of CPU (hand-edited
-// generated code, one thread).
+// generated code, one thread). The lane function then calls it alone
+// (simd_reduce.go writeReduction): no broadcast and no Go lane loop.
 
 // expShiftSumOn: tests turn it off to build the same loops as Go lanes
 // and compare the two builds bit for bit.
@@ -87,16 +88,4 @@ func (l *simdLoop) matchExpSum(body []*lowering.Instr) *expSum {
 		m.dst = l.acc[store.Access].name
 	}
 	return m
-}
-
-// writeExpSum writes the loop as a call to rt.ExpShiftSum, which runs
-// every block of 8 and leaves the sum's lanes for the folds. No
-// broadcast and no lane loop is left in Go: a vector live across the
-// call, or spilled around it, came back with legacy-SSE moves after
-// 256-bit code (a transition penalty per call).
-func (l *simdLoop) writeExpSum(f *code) {
-	m := l.expSum
-	f.line("var %sLanes [8]float32 // the lanes' sum, from +0", m.acc)
-	f.line("i := rt.ExpShiftSum(%s, %s, %s, &%sLanes)", m.src, m.dst, m.shift, m.acc)
-	f.line("%s := archsimd.LoadFloat32x8(&%sLanes)", m.acc, m.acc)
 }
