@@ -34,8 +34,9 @@ func naiveMM(m, k, n int64, a, b f32Matrix) []float32 {
 
 // TestMatmulF32: mm and bmm through sgemm give the blocked loop's bits
 // (the lanes' VFMADD and FMA32 agree) for
-// sizes around the 6×16 and 4×16 blocks (leftover rows and columns; k
-// past a block of 256, where the assembly's 6×16 block adds to C), a
+// sizes around the 6×16 blocks (leftover rows and columns; k past a
+// block of 256, where the assembly's 6×16 block adds to C; m past a
+// packed block of A's rows, in two blocks), a
 // transposed
 // B (linear's weight), an offset output view, in parallel chunks; and
 // the same in GOEXPERIMENT=simd builds, where the blocks run on lanes.
@@ -48,7 +49,7 @@ func TestMatmulF32(t *testing.T) {
 		}
 		return t.Data
 	}
-	for _, sz := range [][3]int64{{1, 1, 1}, {4, 16, 16}, {5, 7, 17}, {9, 33, 50}, {64, 70, 48}, {5, 300, 17}, {8, 520, 32}, {10, 300, 32}, {12, 5, 16}, {3, 0, 5}} {
+	for _, sz := range [][3]int64{{1, 1, 1}, {4, 16, 16}, {5, 7, 17}, {9, 33, 50}, {64, 70, 48}, {5, 300, 17}, {8, 520, 32}, {10, 300, 32}, {12, 5, 16}, {3, 0, 5}, {130, 300, 70}, {7, 17, 530}, {270, 9, 20}} {
 		m, k, n := sz[0], sz[1], sz[2]
 		for _, bT := range []bool{false, true} {
 			a := &Tensor{DType: "f32", Shape: []int64{m, k}, Data: fill(m*k, 1)}
