@@ -70,7 +70,7 @@ func sgemm(m, k, n int64, a []float32, b f32Matrix, c []float32) error {
 	mc := ((m+blocks-1)/blocks + gemmMR - 1) / gemmMR * gemmMR
 	return ParallelFor(groups, m*k*gemmNR*group, func(lo, hi int64) error {
 		bbuf := AllocBuffer(4 * kcMax * gemmNR)
-		abuf := AllocBuffer(4 * mc * kcMax)
+		abuf := AllocBuffer(4 * (mc*kcMax + 2)) // packA6 writes 2 floats past the last panel
 		defer ReleaseBuffer(bbuf)
 		defer ReleaseBuffer(abuf)
 		bpack, apack := F32s(bbuf), F32s(abuf)

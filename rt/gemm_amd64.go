@@ -39,26 +39,40 @@ func (m f32Matrix) packTLanes(pack []float32, p0, kc, j0 int64) int64 {
 	return 8 * n
 }
 
+// packA6 is in gemm_amd64.s.
+//
+//go:noescape
+func packA6(n int64, src *float32, lds int64, dst *float32)
+
 // zeros are the rows of a panel past the end of A.
 var zeros [gemmKC]float32
 
 // packA packs the block of A for the lanes, 6 rows side by side a panel
-// (zero rows past the block), and reports whether the lanes run.
+// (zero rows past the block; a full panel 8 values of k at a time on
+// lanes), and reports whether the lanes run. apack has room for 2 floats
+// past the last panel, which packA6 writes.
 func (g gemmBlock) packA(apack []float32) bool {
 	if !useFMA {
 		return false
 	}
 	var rows [gemmMR][]float32
 	for q := range (g.mc + gemmMR - 1) / gemmMR {
-		dst := apack[q*g.kc*gemmMR : (q+1)*g.kc*gemmMR]
+		dst := apack[q*g.kc*gemmMR : (q+1)*g.kc*gemmMR+2]
+		full := g.mc-q*gemmMR >= gemmMR
 		for r := range rows {
 			rows[r] = zeros[:g.kc] // past the block
 			if i := g.i0 + q*gemmMR + int64(r); i < g.i0+g.mc {
 				rows[r] = g.a[i*g.k+g.p0 : i*g.k+g.p0+g.kc]
 			}
 		}
+		done := int64(0)
+		if full && g.kc >= 8 {
+			_ = g.a[(g.i0+q*gemmMR+gemmMR-1)*g.k+g.p0+g.kc-1] // the last row's end
+			done = g.kc / 8 * 8
+			packA6(g.kc/8, &rows[0][0], 4*g.k, &dst[0])
+		}
 		r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
-		for p := range r0 {
+		for p := done; p < g.kc; p++ {
 			d := dst[p*gemmMR : p*gemmMR+gemmMR]
 			d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}

@@ -2,6 +2,30 @@
 
 #include "textflag.h"
 
+// GEMMSTEP is one step of k: two vectors of B's packed row, six values of
+// A's packed panel broadcast, twelve fused multiply-adds.
+#define GEMMSTEP(ao, bo) \
+	VMOVUPS bo(DI), Y12; \
+	VMOVUPS (bo+32)(DI), Y13; \
+	VBROADCASTSS ao(SI), Y14; \
+	VFMADD231PS Y12, Y14, Y0; \
+	VFMADD231PS Y13, Y14, Y1; \
+	VBROADCASTSS (ao+4)(SI), Y15; \
+	VFMADD231PS Y12, Y15, Y2; \
+	VFMADD231PS Y13, Y15, Y3; \
+	VBROADCASTSS (ao+8)(SI), Y14; \
+	VFMADD231PS Y12, Y14, Y4; \
+	VFMADD231PS Y13, Y14, Y5; \
+	VBROADCASTSS (ao+12)(SI), Y15; \
+	VFMADD231PS Y12, Y15, Y6; \
+	VFMADD231PS Y13, Y15, Y7; \
+	VBROADCASTSS (ao+16)(SI), Y14; \
+	VFMADD231PS Y12, Y14, Y8; \
+	VFMADD231PS Y13, Y14, Y9; \
+	VBROADCASTSS (ao+20)(SI), Y15; \
+	VFMADD231PS Y12, Y15, Y10; \
+	VFMADD231PS Y13, Y15, Y11
+
 // func sgemm6x16(kc int64, a *float32, b *float32, c *float32, ldc int64, add bool)
 //
 // sgemm's 6×16 register block (gemm.go): C[0:6, 0:16] (row stride ldc
@@ -17,6 +41,21 @@ TEXT ·sgemm6x16(SB), NOSPLIT, $0-41
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
+	// C's rows, added to and stored after the loop: fetched during it
+	LEAQ (R8)(R8*2), R12 // 3·ldc
+	LEAQ (R8)(R8*4), R13 // 5·ldc
+	PREFETCHT0 (DX)
+	PREFETCHT0 60(DX)
+	PREFETCHT0 (DX)(R8*1)
+	PREFETCHT0 60(DX)(R8*1)
+	PREFETCHT0 (DX)(R8*2)
+	PREFETCHT0 60(DX)(R8*2)
+	PREFETCHT0 (DX)(R12*1)
+	PREFETCHT0 60(DX)(R12*1)
+	PREFETCHT0 (DX)(R8*4)
+	PREFETCHT0 60(DX)(R8*4)
+	PREFETCHT0 (DX)(R13*1)
+	PREFETCHT0 60(DX)(R13*1)
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -30,34 +69,25 @@ TEXT ·sgemm6x16(SB), NOSPLIT, $0-41
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 
+	MOVQ CX, BX
+	SHRQ $1, CX
+	JZ   last
+
 loop:
-	VMOVUPS (DI), Y12
-	VMOVUPS 32(DI), Y13
-	VBROADCASTSS (SI), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(SI), Y15
-	VFMADD231PS Y12, Y15, Y2
-	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS 8(SI), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(SI), Y15
-	VFMADD231PS Y12, Y15, Y6
-	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS 16(SI), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(SI), Y15
-	VFMADD231PS Y12, Y15, Y10
-	VFMADD231PS Y13, Y15, Y11
-	ADDQ $24, SI
-	ADDQ $64, DI
+	// two steps of k an iteration
+	GEMMSTEP(0, 0)
+	GEMMSTEP(24, 64)
+	ADDQ $48, SI
+	ADDQ $128, DI
 	DECQ CX
 	JNZ  loop
 
-	LEAQ (R8)(R8*2), R12 // 3·ldc
-	LEAQ (R8)(R8*4), R13 // 5·ldc
+last:
+	TESTQ $1, BX
+	JZ   sums
+	GEMMSTEP(0, 0)
+
+sums:
 	MOVB add+40(FP), AL
 	TESTB AL, AL
 	JZ   store
@@ -154,5 +184,66 @@ packloop:
 	ADDQ $512, DI
 	DECQ CX
 	JNZ  packloop
+	VZEROUPPER
+	RET
+
+// func packA6(n int64, src *float32, lds int64, dst *float32)
+//
+// Packs 6 rows of 8·n floats (lds bytes apart) side by side: dst[6p + r]
+// = src[r·lds/4 + p]. packT8's transpose with two rows of zeros; each
+// column goes out as 8 floats 24 bytes after the last, so the next one
+// overwrites the two zeros, and the last writes 8 bytes past the panel
+// (the caller leaves room).
+TEXT ·packA6(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	MOVQ dst+24(FP), DI
+	LEAQ (R8)(R8*2), R9  // 3·lds
+	LEAQ (R8)(R8*4), R10 // 5·lds
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+aloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (SI)(R9*1), Y3
+	VMOVUPS (SI)(R8*4), Y4
+	VMOVUPS (SI)(R10*1), Y5
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y6, Y12, Y4
+	VSHUFPS $0xEE, Y6, Y12, Y5
+	VSHUFPS $0x44, Y6, Y13, Y14
+	VSHUFPS $0xEE, Y6, Y13, Y15
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y14, Y2, Y10
+	VPERM2F128 $0x20, Y15, Y3, Y11
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, 24(DI)
+	VMOVUPS Y10, 48(DI)
+	VMOVUPS Y11, 72(DI)
+	VPERM2F128 $0x31, Y4, Y0, Y8
+	VPERM2F128 $0x31, Y5, Y1, Y9
+	VPERM2F128 $0x31, Y14, Y2, Y10
+	VPERM2F128 $0x31, Y15, Y3, Y11
+	VMOVUPS Y8, 96(DI)
+	VMOVUPS Y9, 120(DI)
+	VMOVUPS Y10, 144(DI)
+	VMOVUPS Y11, 168(DI)
+	ADDQ $32, SI
+	ADDQ $192, DI
+	DECQ CX
+	JNZ  aloop
 	VZEROUPPER
 	RET
