@@ -106,6 +106,8 @@ type simdLoop struct {
 	valB    map[*lowering.Instr]string // the second group's values
 	wide    int                        // <kernel>Wide's outputs at most (simd_wide.go); 0 otherwise
 	expSum  *expSum                    // the loop's 16-element blocks run in rt.ExpShiftSum (simd_expsum.go)
+	// wideBody: a predicated loop's body over 32-element blocks (simd_pred.go)
+	wideBody string
 }
 
 // vacc is a vector accumulator of a reduction loop.
