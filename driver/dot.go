@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"os"
@@ -13,23 +14,43 @@ import (
 // SVG through the embedded Graphviz when out ends in .svg (the first graph:
 // an SVG file holds one drawing), DOT text into out otherwise.
 func WriteDot(out string, run *Run, stdout io.Writer) error {
-	var b strings.Builder
-	for _, g := range run.Module.Graphs {
-		b.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items}))
-	}
-	text := b.String()
-	switch {
-	case out == "":
-		_, err := io.WriteString(stdout, text)
-		return err
-	case strings.HasSuffix(out, ".svg"):
-		svg, err := dot.SVG(context.Background(), FirstDigraph(text))
-		if err != nil {
-			return err
+	if strings.HasSuffix(out, ".svg") {
+		g := run.Module.Graphs
+		if len(g) == 0 {
+			return writeSVG(out, FirstDigraph(""))
 		}
-		return os.WriteFile(out, svg, 0o644)
+		return writeSVG(out, dot.Graph(g[0], dot.Options{Diags: run.Diags.Items}))
 	}
-	return os.WriteFile(out, []byte(text), 0o644)
+	if out == "" {
+		return writeDOT(stdout, run)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := writeDOT(f, run); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeDOT streams every graph's drawing to dst: the DOT of a large graph
+// is tens of MB.
+func writeDOT(dst io.Writer, run *Run) error {
+	w := bufio.NewWriterSize(dst, 1<<16)
+	for _, g := range run.Module.Graphs {
+		dot.WriteGraph(w, g, dot.Options{Diags: run.Diags.Items})
+	}
+	return w.Flush()
+}
+
+func writeSVG(out, dotText string) error {
+	svg, err := dot.SVG(context.Background(), dotText)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, svg, 0o644)
 }
 
 // FirstDigraph keeps the first graph of a multi-graph DOT text: an SVG file

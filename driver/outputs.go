@@ -154,7 +154,7 @@ func writeCompileDumps(d *Dumps, run *Run, progs []*Program) error {
 	})
 	d.File("graph.dot", func(w *bufio.Writer) error {
 		for _, g := range run.Module.Graphs {
-			w.WriteString(dot.Graph(g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)}))
+			dot.WriteGraph(w, g, dot.Options{Diags: run.Diags.Items, Clusters: kernelClusters(g, progs)})
 		}
 		return nil
 	})

@@ -64,15 +64,28 @@ func (b *kbuilder) emit(in *Instr) *Instr {
 }
 
 // outerVars are x0..x{n-1} as expressions.
-func outerVars(n int) []sym.Expr { return loopVars(n, OuterVar) }
-
-func loopVars(n int, name func(int) string) []sym.Expr {
+// outerVars is x0..x{n-1} as expressions, in a slice the caller owns.
+func outerVars(n int) []sym.Expr {
 	out := make([]sym.Expr, n)
 	for i := range out {
-		out[i] = sym.Symbol(name(i))
+		if i < len(firstOuterVars) {
+			out[i] = firstOuterVars[i]
+		} else {
+			out[i] = sym.Symbol(OuterVar(i))
+		}
 	}
 	return out
 }
+
+// firstOuterVars are made once: every kernel of a 100k-node graph asks for
+// them, and sym.Symbol looks each name up in its shared table.
+var firstOuterVars = func() []sym.Expr {
+	out := make([]sym.Expr, 8)
+	for i := range out {
+		out[i] = sym.Symbol(OuterVar(i))
+	}
+	return out
+}()
 
 func (b *kbuilder) load(r tensorRef, idx []sym.Expr) *Instr {
 	return b.emit(&Instr{Op: OpLoad, DType: r.layout.DType,

@@ -16,6 +16,7 @@ import (
 // its ranges and scalar body, then the outputs. Deterministic.
 func (p *Program) String() string {
 	var b strings.Builder
+	b.Grow(64 * (1 + len(p.Inputs) + len(p.Buffers))) // the kernels grow it once more (writeKernels)
 	fmt.Fprintf(&b, "program %s", p.Name)
 	if len(p.Syms) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(p.Syms, ", "))
@@ -79,6 +80,11 @@ func writeKernels(b *strings.Builder, kernels []*Kernel, extra int) {
 		if len(parts) > 1 {
 			out = &parts[w]
 		}
+		size := 0
+		for _, k := range kernels[lo:hi] {
+			size += printedSize(k)
+		}
+		out.Grow(size) // once, not doubling from nothing: 2-4× the text in garbage
 		for _, k := range kernels[lo:hi] {
 			out.WriteString("\n")
 			writeKernel(out, k)
@@ -95,6 +101,19 @@ func writeKernels(b *strings.Builder, kernels []*Kernel, extra int) {
 	for w := range parts {
 		b.WriteString(parts[w].String())
 	}
+}
+
+// printedSize is about (a little over) how many bytes writeKernel prints
+// for k: on transformer blocks a line of the body is 30-60 bytes.
+func printedSize(k *Kernel) int {
+	n := 64
+	for _, o := range k.Origins {
+		n += len(o) + 2
+	}
+	for _, s := range k.Stages {
+		n += 48 + 56*len(s.Body)
+	}
+	return n
 }
 
 // String prints one kernel.

@@ -21,9 +21,16 @@ import (
 // max(minMemoryLimit, liveHeapHeadroom × live). Below the floor the
 // compiles of 100k-node graphs stay under 1 GB of RSS for 5-10% more CPU;
 // above it the limit is GOGC's own goal, and only returns pages sooner.
+//
+// Under that limit GOGC can be higher than Go's 100: the limit, not GOGC,
+// sets the heap's goal once the live heap passes minMemoryLimit/3, and
+// below that GOGC=200 collects half as often. On the 100k-node graphs GC
+// cycles go from 21-23 to 14-16 and the 1M-node `kiln opt` from 13 to 7,
+// with RSS within 10 MB (100k) and 60 MB (1M) of GOGC=100's.
 const (
 	minMemoryLimit   = 880 << 20 // 880 MiB: RSS under 1 GB with the binary and what is not heap
 	liveHeapHeadroom = 2.0
+	gcPercent        = 200 // unless GOGC is set
 )
 
 // limitMemory is set by main: the limit is a policy of the kiln process,
@@ -31,13 +38,16 @@ const (
 var limitMemory bool
 
 // startMemoryLimit sets the soft limit and keeps it following the live
-// heap, from a finalizer that runs after each GC. It does nothing when
-// GOMEMLIMIT is set or limitMemory is not.
+// heap, from a finalizer that runs after each GC, and GOGC to gcPercent.
+// It does nothing when GOMEMLIMIT is set or limitMemory is not.
 func startMemoryLimit() {
 	if !limitMemory || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	debug.SetMemoryLimit(minMemoryLimit)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	armAfterGC(func() { debug.SetMemoryLimit(memoryLimitFor(liveHeap())) })
 }
 

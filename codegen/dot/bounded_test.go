@@ -13,7 +13,7 @@ import (
 	"github.com/kiln-compiler/kiln/internal/graphgen"
 )
 
-func compileBlocks(t *testing.T, nodes int) (*driver.Run, map[string]string) {
+func compileBlocks(t testing.TB, nodes int) (*driver.Run, map[string]string) {
 	src := graphgen.Blocks(graphgen.Config{Nodes: nodes})
 	run, err := driver.Compile(driver.Input{Name: "gen.fx", Src: []byte(src)}, driver.Options{Pipeline: driver.CompilePipeline})
 	require.NoError(t, err)

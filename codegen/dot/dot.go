@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	graphviz "github.com/goccy/go-graphviz"
@@ -52,28 +55,45 @@ func lookOf(n *ir.Node) look {
 	return lookPlain
 }
 
+// Writer is what WriteGraph writes to: a *strings.Builder or a
+// *bufio.Writer (whose first error sticks until Flush reports it).
+type Writer interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
 // Graph returns DOT text for g: one box per node labelled with its name,
 // op and result types; edges follow data flow.
 func Graph(g *ir.Graph, opts Options) string {
 	var b strings.Builder
 	b.Grow(200 * (len(g.Inputs) + len(g.Nodes))) // about what a node and its edges take: no doubling through tens of MB
+	WriteGraph(&b, g, opts)
+	return b.String()
+}
+
+// WriteGraph writes Graph's text to w as it goes: `kiln compile` streams a
+// large graph's drawing (tens of MB) into graph.dot instead of holding it.
+func WriteGraph(w Writer, g *ir.Graph, opts Options) {
 	name := g.Name
 	if name == "" {
 		name = "GraphModule"
 	}
-	fmt.Fprintf(&b, "digraph %s {\n", quote(name))
-	b.WriteString("  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n  edge [color=\"#5f6368\"];\n")
+	w.WriteString("digraph ")
+	writeQuoted(w, name)
+	w.WriteString(" {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n  edge [color=\"#5f6368\"];\n")
 	diagsByNode := map[string]diag.Diagnostic{}
 	for _, d := range opts.Diags {
 		if _, ok := diagsByNode[d.Node]; !ok && d.Node != "" && d.Severity >= diag.Warning {
 			diagsByNode[d.Node] = d
 		}
 	}
-	ids := map[*ir.Value]string{}
+	var num []byte // scratch for ids
+	ids := map[*ir.Value]boxID{}
 	for i, v := range g.Inputs {
-		id := fmt.Sprintf("in%d", i)
-		ids[v] = id
-		writeNode(&b, "  ", id, v.Name+"\n"+v.Type.String(), lookInput, "")
+		ids[v] = boxID{input: true, n: i}
+		num = boxID{input: true, n: i}.append(num[:0])
+		writeNode(w, "  ", string(num), v.Name+"\n"+v.Type.String(), lookInput, "")
 	}
 	byCluster := map[string][]*ir.Node{}
 	var clusterOrder []string
@@ -86,85 +106,181 @@ func Graph(g *ir.Graph, opts Options) string {
 		}
 	}
 	for ci, c := range clusterOrder {
-		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=%s; style=\"rounded,filled\"; fillcolor=\"#fafafa\"; color=\"#9334e6\";\n", ci, quote(c))
+		w.WriteString("  subgraph cluster_")
+		w.Write(strconv.AppendInt(num[:0], int64(ci), 10))
+		w.WriteString(" {\n    label=")
+		writeQuoted(w, c)
+		w.WriteString("; style=\"rounded,filled\"; fillcolor=\"#fafafa\"; color=\"#9334e6\";\n")
 		for _, n := range byCluster[c] {
-			writeOpNode(&b, "    ", n, diagsByNode)
+			num = writeOpNode(w, "    ", n, diagsByNode, num)
 		}
-		b.WriteString("  }\n")
+		w.WriteString("  }\n")
 	}
 	for _, n := range g.Nodes {
 		if _, ok := opts.Clusters[n.Name]; !ok {
-			writeOpNode(&b, "  ", n, diagsByNode)
+			num = writeOpNode(w, "  ", n, diagsByNode, num)
 		}
 		for _, r := range n.Results {
-			ids[r] = nodeID(n)
+			ids[r] = boxID{n: n.ID}
 		}
 	}
-	writeNode(&b, "  ", "output", "output", lookOutput, "")
+	writeNode(w, "  ", "output", "output", lookOutput, "")
+	edge := func(v *ir.Value, to string) {
+		num = append(num[:0], "  "...)
+		if id, ok := ids[v]; ok { // else a value no box defines: no source named, as Graph always wrote
+			num = id.append(num)
+		}
+		num = append(append(append(num, " -> "...), to...), ";\n"...)
+		w.Write(num)
+	}
+	var seen distinct
 	for _, n := range g.Nodes {
-		seen := map[*ir.Value]bool{}
+		seen.reset()
+		to := nodeID(n)
 		n.WalkInputs(func(v *ir.Value) {
-			if !seen[v] {
-				seen[v] = true
-				fmt.Fprintf(&b, "  %s -> %s;\n", ids[v], nodeID(n))
+			if seen.add(v) {
+				edge(v, to)
 			}
 		})
 	}
 	for i := range g.Outputs {
-		g.Outputs[i].Walk(func(v *ir.Value) { fmt.Fprintf(&b, "  %s -> output;\n", ids[v]) })
+		g.Outputs[i].Walk(func(v *ir.Value) { edge(v, "output") })
 	}
-	b.WriteString("}\n")
-	return b.String()
+	w.WriteString("}\n")
 }
 
 // maxLabelResults bounds the result types a node's box lists.
 const maxLabelResults = 8
 
-func nodeID(n *ir.Node) string { return fmt.Sprintf("n%d", n.ID) }
+func nodeID(n *ir.Node) string { return "n" + strconv.Itoa(n.ID) }
 
-func writeOpNode(b *strings.Builder, indent string, n *ir.Node, diags map[string]diag.Diagnostic) {
-	var lb strings.Builder // a Builder: += on the label was quadratic in the result count
-	lb.WriteString(n.Name + "\n" + shortTarget(n.Target))
-	for i, r := range n.Results {
-		if i == maxLabelResults && len(n.Results) > maxLabelResults+1 {
-			// A split into 100k pieces must not make a 100k-line box.
-			fmt.Fprintf(&lb, "\n… %d more results", len(n.Results)-i)
-			break
+// boxID names a box: in<n> for the n-th graph input, n<n> for node ID n.
+type boxID struct {
+	input bool
+	n     int
+}
+
+func (id boxID) append(b []byte) []byte {
+	if id.input {
+		b = append(b, "in"...)
+	} else {
+		b = append(b, 'n')
+	}
+	return strconv.AppendInt(b, int64(id.n), 10)
+}
+
+// distinct says whether a value is new among a node's inputs: a short
+// list scanned for the usual few, a map past maxLinearSeen (a cat of 100k
+// pieces must not be quadratic).
+type distinct struct {
+	few  []*ir.Value
+	many map[*ir.Value]bool
+}
+
+const maxLinearSeen = 16
+
+func (d *distinct) reset() { d.few, d.many = d.few[:0], nil }
+
+func (d *distinct) add(v *ir.Value) bool {
+	if d.many != nil {
+		if d.many[v] {
+			return false
 		}
-		if t := r.Type.String(); t != "" {
-			lb.WriteString("\n" + t)
+		d.many[v] = true
+		return true
+	}
+	if slices.Contains(d.few, v) {
+		return false
+	}
+	if d.few = append(d.few, v); len(d.few) > maxLinearSeen {
+		d.many = make(map[*ir.Value]bool, 2*len(d.few))
+		for _, x := range d.few {
+			d.many[x] = true
 		}
 	}
-	label := lb.String()
+	return true
+}
+
+// writeOpNode writes n's box, its label quoted part by part: the label is
+// the node's name, target and result types, one per line.
+func writeOpNode(w Writer, indent string, n *ir.Node, diags map[string]diag.Diagnostic, scratch []byte) []byte {
 	lk := lookOf(n)
-	tooltip := ""
-	if d, ok := diags[n.Name]; ok {
+	d, marked := diags[n.Name]
+	if marked {
 		lk.color, lk.style = "#c5221f", lk.style+",bold"
 		if !strings.Contains(lk.style, "filled") {
 			lk.style += ",filled"
 		}
 		lk.fill = "#f9dedc"
-		label += "\n" + d.Severity.String() + "[" + d.Code + "]"
+	}
+	w.WriteString(indent)
+	scratch = boxID{n: n.ID}.append(scratch[:0])
+	w.Write(scratch)
+	w.WriteString(` [label="`)
+	quoter.WriteString(w, n.Name)
+	w.WriteString(`\n`)
+	quoter.WriteString(w, shortTarget(n.Target))
+	for i, r := range n.Results {
+		if i == maxLabelResults && len(n.Results) > maxLabelResults+1 {
+			// A split into 100k pieces must not make a 100k-line box.
+			scratch = strconv.AppendInt(append(scratch[:0], `\n… `...), int64(len(n.Results)-i), 10)
+			w.Write(append(scratch, " more results"...))
+			break
+		}
+		if t := r.Type.String(); t != "" {
+			w.WriteString(`\n`)
+			quoter.WriteString(w, t)
+		}
+	}
+	tooltip := ""
+	if marked {
+		w.WriteString(`\n`)
+		quoter.WriteString(w, d.Severity.String()+"["+d.Code+"]")
 		tooltip = d.Message
 	}
-	writeNode(b, indent, nodeID(n), label, lk, tooltip)
+	w.WriteByte('"')
+	writeAttrs(w, lk, tooltip)
+	return scratch
 }
 
 func shortTarget(t string) string { return strings.TrimPrefix(t, "aten::") }
 
-func writeNode(b *strings.Builder, indent, id, label string, lk look, tooltip string) {
-	fmt.Fprintf(b, "%s%s [label=%s, shape=%s, style=%s, fillcolor=%s, color=%s", indent, id, quote(label),
-		lk.shape, quote(lk.style), quote(lk.fill), quote(lk.color))
+func writeNode(w Writer, indent, id, label string, lk look, tooltip string) {
+	w.WriteString(indent)
+	w.WriteString(id)
+	w.WriteString(" [label=")
+	writeQuoted(w, label)
+	writeAttrs(w, lk, tooltip)
+}
+
+// writeAttrs ends a box's statement: its look and tooltip.
+func writeAttrs(w Writer, lk look, tooltip string) {
+	w.WriteString(", shape=")
+	w.WriteString(lk.shape)
+	w.WriteString(", style=")
+	writeQuoted(w, lk.style)
+	w.WriteString(", fillcolor=")
+	writeQuoted(w, lk.fill)
+	w.WriteString(", color=")
+	writeQuoted(w, lk.color)
 	if tooltip != "" {
-		fmt.Fprintf(b, ", tooltip=%s", quote(tooltip))
+		w.WriteString(", tooltip=")
+		writeQuoted(w, tooltip)
 	}
-	b.WriteString("];\n")
+	w.WriteString("];\n")
 }
 
 var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // quote makes a DOT string literal.
 func quote(s string) string { return `"` + quoter.Replace(s) + `"` }
+
+// writeQuoted writes quote(s) without making it.
+func writeQuoted(w Writer, s string) {
+	w.WriteByte('"')
+	quoter.WriteString(w, s)
+	w.WriteByte('"')
+}
 
 // SVG renders DOT text to SVG with the embedded Graphviz. Layout time
 // grows faster than the graph, so a drawing of more than MaxDrawn nodes

@@ -1,6 +1,7 @@
 package sym
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -115,6 +116,15 @@ func writeTermCode(b *strings.Builder, k uint64, fs []factor) {
 // affine in vars (a product of two of them, or one inside floordiv, mod,
 // max or min).
 func Linear(e Expr, vars []string) (coeffs []Expr, rest Expr, ok bool) {
+	if coeffs, rest, ok := linearTerms(e, vars); ok {
+		return coeffs, rest, true
+	}
+	return linearBySubst(e, vars)
+}
+
+// linearBySubst is Linear for any e: rest is e at vars = 0, a coefficient
+// what setting its variable to 1 adds, and e must be rebuilt from them.
+func linearBySubst(e Expr, vars []string) (coeffs []Expr, rest Expr, ok bool) {
 	zero := make(map[string]Expr, len(vars))
 	for _, v := range vars {
 		zero[v] = Const(0)
@@ -137,6 +147,74 @@ func Linear(e Expr, vars []string) (coeffs []Expr, rest Expr, ok bool) {
 		}
 	}
 	return coeffs, rest, true
+}
+
+// linearTerms is Linear read off the terms of a polynomial in plain
+// symbols (an index expression, nearly always): no substitution, so a
+// kernel's hundreds of index splits allocate only their results. ok is
+// false where it cannot tell (a floordiv, mod, max or min atom, a product
+// of vars, a var listed twice), and linearBySubst decides.
+func linearTerms(e Expr, vars []string) (coeffs []Expr, rest Expr, ok bool) {
+	if e.n != nil && e.n.op != opPoly && e.n.op != opSym {
+		return nil, Expr{}, false
+	}
+	for i, v := range vars {
+		if slices.Contains(vars[:i], v) {
+			return nil, Expr{}, false
+		}
+	}
+	c, ts := view(e)
+	var restTs []term
+	perVar := make([][]term, len(vars))
+	for _, t := range ts {
+		at, vi := -1, -1 // the factor that is a var, and which
+		for fi, f := range t.fs {
+			if f.atom.op != opSym {
+				return nil, Expr{}, false
+			}
+			if k := slices.Index(vars, f.atom.name); k >= 0 {
+				if at >= 0 || f.pow != 1 {
+					return nil, Expr{}, false
+				}
+				at, vi = fi, k
+			}
+		}
+		if at < 0 {
+			restTs = append(restTs, t)
+			continue
+		}
+		fs := slices.Clip(t.fs[:at])
+		if at > 0 && at < len(t.fs)-1 {
+			fs = slices.Concat(t.fs[:at], t.fs[at+1:])
+		} else if at == 0 {
+			fs = t.fs[1:]
+		}
+		perVar[vi] = append(perVar[vi], term{coef: t.coef, fs: fs})
+	}
+	rest = e
+	if len(restTs) < len(ts) {
+		rest = mkPoly(c, restTs) // a subsequence of sorted terms is sorted
+	}
+	coeffs = make([]Expr, len(vars))
+	for i, pts := range perVar {
+		coeffs[i] = polyOfTerms(pts)
+	}
+	return coeffs, rest, true
+}
+
+// polyOfTerms is the sum of ts (which it owns), whose monomials may repeat
+// or be empty (a constant).
+func polyOfTerms(ts []term) Expr {
+	var c int64
+	out := ts[:0]
+	for _, t := range ts {
+		if len(t.fs) == 0 {
+			c += t.coef
+		} else {
+			out = append(out, t)
+		}
+	}
+	return mkPoly(c, combine(out))
 }
 
 func mentionsAny(e Expr, vars []string) bool {
