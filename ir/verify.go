@@ -176,13 +176,30 @@ func (v *verifier) checkTyped(n *Node) {
 }
 
 // checkFunctional allows only the input-mutation epilogue: copy_ into a graph
-// input.
+// input, or into the input resized first where the graph resized it
+// (resize_(x_1, [2]); copy_(resize_, new), as PyTorch's functionalization
+// writes it).
 func (v *verifier) checkFunctional(n *Node) {
 	if n.Op == nil || !n.Op.Mutates() {
 		return
 	}
-	if n.Target == "aten::copy_.default" && len(n.Args) > 0 && n.Args[0].Kind == ArgValue && n.Args[0].Value.IsInput() {
+	switch {
+	case n.Target == "aten::copy_.default" && len(n.Args) > 0 && isInputOrResized(n.Args[0]):
+		return
+	case n.Target == "aten::resize_.default" && len(n.Args) > 0 && n.Args[0].Kind == ArgValue && n.Args[0].Value.IsInput():
 		return
 	}
 	v.fail(n, "mutating op remains after functionalization")
+}
+
+// isInputOrResized: a is a graph input, or resize_ of one.
+func isInputOrResized(a Arg) bool {
+	if a.Kind != ArgValue {
+		return false
+	}
+	if a.Value.IsInput() {
+		return true
+	}
+	d := a.Value.Def
+	return d != nil && d.Target == "aten::resize_.default" && len(d.Args) > 0 && d.Args[0].Kind == ArgValue && d.Args[0].Value.IsInput()
 }

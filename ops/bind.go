@@ -18,6 +18,23 @@ type Call struct {
 	Args []ir.Arg
 	// Given says which parameters the call passed explicitly.
 	Given []bool
+	// assume is the device Tensor and Tensors give a tensor printed
+	// without one (AssumeDevice).
+	assume ir.Device
+}
+
+// AssumeDevice has Tensor and Tensors read a tensor whose type names no
+// device as on d (the zero Device: as printed). fakeprop asks for it when
+// a graph printed without devices must have run on the CPU.
+func (c *Call) AssumeDevice(d ir.Device) { c.assume = d }
+
+func (c *Call) onAssumedDevice(t *ir.TensorType) *ir.TensorType {
+	if t == nil || !c.assume.Known() || t.Device.Known() {
+		return t
+	}
+	t = t.Clone()
+	t.Device = c.assume
+	return t
 }
 
 // Bind binds n's positional and keyword arguments to n.Op's schema. It fails
@@ -215,7 +232,8 @@ func (c *Call) IsNone(name string) bool {
 
 // Tensor returns the tensor type of parameter name; nil when None.
 func (c *Call) Tensor(name string) (*ir.TensorType, error) {
-	return argTensor(c.Arg(name), name)
+	t, err := argTensor(c.Arg(name), name)
+	return c.onAssumedDevice(t), err
 }
 
 func argTensor(a ir.Arg, name string) (*ir.TensorType, error) {
@@ -251,7 +269,7 @@ func (c *Call) Tensors(name string) ([]*ir.TensorType, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = t
+		out[i] = c.onAssumedDevice(t)
 	}
 	return out, nil
 }

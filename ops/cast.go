@@ -216,6 +216,16 @@ func metaResize(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) 
 	return t, nil
 }
 
+// metaResizeFunctional is resize: resize_'s sizes and strides in a
+// tensor of its own (PyTorch's result does not share self's storage).
+func metaResizeFunctional(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	t, err := metaResize(env, c, self)
+	if err != nil {
+		return nil, err
+	}
+	return env.Fresh(t.DType, t.Shape, t.Strides, t.Device), nil
+}
+
 // dtypeDevice reads the dtype= and device= of a conversion (Invalid and
 // the zero Device for None).
 func dtypeDevice(c *Call) (ir.DType, ir.Device, error) {

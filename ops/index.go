@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -155,19 +156,28 @@ func metaIndexPut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error
 		return nil, Errorf(CodeDType, "cast the values to self's dtype",
 			"Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.", ScalarTypeName(self.DType), ScalarTypeName(values.DType))
 	}
-	indexed, err := env.indexResult(c, self, indices)
-	if err != nil {
-		return nil, err
-	}
-	if b, err := env.BroadcastShapes(indexed.Shape, values.Shape); err != nil || !sym.EqualLists(b, indexed.Shape) {
-		return nil, Errorf(CodeShape, "", "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
-			shapeString(values.Shape), shapeString(indexed.Shape))
+	if !slices.ContainsFunc(indices, isMask) {
+		// A mask's indexing result has as many rows as it has true
+		// elements: PyTorch's fake index_put (empty_like(self)) checks
+		// nothing, and runs without capture_dynamic_output_shape_ops. Eager
+		// checks the values against integer indices, and so does kiln.
+		indexed, err := env.indexResult(c, self, indices)
+		if err != nil {
+			return nil, err
+		}
+		if b, err := env.BroadcastShapes(indexed.Shape, values.Shape); err != nil || !sym.EqualLists(b, indexed.Shape) {
+			return nil, Errorf(CodeShape, "", "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
+				shapeString(values.Shape), shapeString(indexed.Shape))
+		}
 	}
 	if c.Op.IsInplace() {
 		return self.Clone(), nil
 	}
 	return env.castTo(self, self.DType, self.Device, "")
 }
+
+// isMask: an index of bool or uint8 selects by its true elements.
+func isMask(t *ir.TensorType) bool { return t != nil && (t.DType == ir.Bool || t.DType == ir.U8) }
 
 // dimIndex checks gather's and scatter's dim and reads their int32 or
 // int64 index.

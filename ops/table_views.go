@@ -96,6 +96,6 @@ func castTable() []Entry {
 		c("zero(Tensor self) -> Tensor", metaFillLike),
 		c("zero_(Tensor(a!) self) -> Tensor(a!)", metaSelfInplace),
 		c("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", metaResize),
-		c("resize(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor", metaResize),
+		c("resize(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor", metaResizeFunctional),
 	}
 }

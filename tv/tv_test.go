@@ -67,9 +67,12 @@ func validateOne(t *testing.T, name, pipeline string, g *ir.Graph, types map[str
 	if n := testgraphs.Elements(g, interp.DefaultSymValue); n > tvBudget && !*tvFull {
 		return tvOutcome{name, "skipped", "over the element budget (-tv.full runs it)"}
 	}
-	for _, in := range g.Inputs { // fakeprop types what the header types
+	for _, in := range g.Inputs { // the header annotates the inputs, and fakeprop types them
 		if ty, ok := types[in.Name]; ok && !in.Type.IsKnown() {
 			in.Type = ty
+			if !in.Annot.IsKnown() {
+				in.Annot = ty
+			}
 		}
 	}
 	opts := interp.Options{Seed: 1, InputTypes: types, CheckTypes: true}
@@ -127,11 +130,7 @@ func firstError(ctx *passes.Context) string {
 // knownTVFailures are translation-validation failures found in other
 // packages' passes, reported to their owners; a failure not listed here
 // fails the test.
-var knownTVFailures = map[string]string{
-	"corpus/047_makefx_resize_from_zero_return_none.fx.txt": "functionalize writes the resized input back with copy_ " +
-		"(shape [2] into the [0] input); the epilogue must resize_ the input first, but fakeprop has already " +
-		"given the input its post-resize_ type, so functionalize cannot see the shape change",
-}
+var knownTVFailures = map[string]string{}
 
 func logOutcomes(t *testing.T, outcomes []tvOutcome) map[string]int {
 	counts := map[string]int{}

@@ -50,6 +50,7 @@ var headerTypes = map[string]map[string]string{
 	"044_makefx_setitem_symint_copy_into_select":     {"x_1": "f32[10]"},
 	"046_makefx_nested_tuple_return_sym_size":        {"x_1": "f32[3, 1]", "y_1": "f32[5]"},
 	"047_makefx_resize_from_zero_return_none":        {"x_1": "f32[0]", "y_1": "f32[2]"},
+	"114_makefx_resize_input_functionalized":         {"x_1": "f32[0]", "y_1": "f32[2]"},
 	"050_minifier_after_aot_scatter_add_gnn":         {"arg0_1": "i64[2, 200000]", "arg1_1": "f32[10000, 32]"},
 	"054_blogpost_mm_softmax_cpu_debug_dir.runnable": {"arg0_1": "f32[100, 100]", "arg1_1": "f32[100, 100]"},
 }

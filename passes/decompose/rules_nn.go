@@ -113,6 +113,9 @@ func nativeLayerNorm(e *emitter, c *ops.Call) []*ir.Value {
 	if t.Device.IsCPU() {
 		statDT = t.DType
 	}
+	if o := e.outType(1); o != nil {
+		statDT = o.DType // as fakeprop typed it: on a graph that names no device, from its annotations
+	}
 	res := []*ir.Value{e.cast(out, t.DType), nil, nil}
 	if e.used(1) {
 		res[1] = e.cast(mean, statDT)

@@ -100,12 +100,13 @@ func eagerTolerance(dt ir.DType) interp.Tolerance {
 	return tol
 }
 
-// TestTrainingBackwardsEager: each backward op's decomposition, run by
-// interp on the inputs PyTorch ran, gives PyTorch's eager values; so does
-// interp's kernel for the op itself (the graph before decompose). Every
-// op the table decomposes is gone after decompose.
+// TestTrainingBackwardsEager: each backward op's decomposition (and
+// group_norm's forward), run by interp on the inputs PyTorch ran, gives
+// PyTorch's eager values; so does interp's kernel for the op itself (the
+// graph before decompose). Every op the table decomposes is gone after
+// decompose.
 func TestTrainingBackwardsEager(t *testing.T) {
-	for _, name := range []string{"softmax", "layer_norm", "nll_loss", "embedding"} {
+	for _, name := range []string{"softmax", "layer_norm", "nll_loss", "embedding", "group_norm"} {
 		t.Run(name, func(t *testing.T) {
 			c := loadEager(t, name)
 			c.check(t, compile(t, c.dir, c.src, "fakeprop,functionalize").Module.Graphs[0], "before decompose")

@@ -177,6 +177,9 @@ func (r *run) opNode(n *ir.Node) ([]ir.Type, error) {
 	}
 	restore := r.captureFromEvidence(n, op)
 	types, err := op.Meta(r.env, c)
+	if err == nil {
+		types = r.onCPUByEvidence(n, op, c, types)
+	}
 	restore()
 	if err != nil {
 		return nil, err

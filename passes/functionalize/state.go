@@ -22,8 +22,10 @@ type storage struct {
 	pending []update
 	mutated bool
 	// writeback is a copy_ into a graph input that an earlier
-	// functionalization emitted; it is kept as the input's epilogue.
-	writeback *ir.Node
+	// functionalization emitted; it is kept as the input's epilogue, after
+	// resize, the resize_ of the input it copies into (when the graph
+	// resized the input).
+	writeback, resize *ir.Node
 }
 
 // update is one queued mutation: the new value of an alias and the views

@@ -174,6 +174,20 @@ def embedding_case():
     return f, [g, idx, gb, idx1]
 
 
+def group_norm_case():
+    """native_group_norm forward (decomposed after torch/_refs): with and
+    without affine parameters, f32 and bf16."""
+    x, w, b = torch.randn(2, 4, 3, 3), torch.randn(4), torch.randn(4)
+    y = torch.randn(2, 6, 5)
+    xb, wb, bb = x.bfloat16(), w.bfloat16(), b.bfloat16()
+
+    def f(x, w, b, y, xb, wb, bb):
+        return (aten.native_group_norm(x, w, b, 2, 4, 9, 2, 1e-5)
+                + aten.native_group_norm(y, None, None, 2, 6, 5, 3, 1e-5)
+                + aten.native_group_norm(xb, wb, bb, 2, 4, 9, 2, 1e-5))
+    return f, [x, w, b, y, xb, wb, bb]
+
+
 def lm_eager_case():
     tok = torch.randint(0, V, (B, S))
     tgt = torch.randint(0, V, (B, S))
@@ -192,7 +206,8 @@ def main():
         write(os.path.join(out, "graphs", f"lm_step_{name}.fx"),
               trace_fake(lm_step(0.1), lambda: lm_args(dt), f"LM training step, {name}, dropout 0.1"))
     for name, case in (("softmax", softmax_case), ("layer_norm", layer_norm_case), ("nll_loss", nll_case),
-                       ("embedding", embedding_case), ("lm_step_nodrop", lm_eager_case)):
+                       ("embedding", embedding_case), ("lm_step_nodrop", lm_eager_case),
+                       ("group_norm", group_norm_case)):
         fn, args = case()
         eager_case(out, name, fn, args)
 
