@@ -87,7 +87,8 @@ type simdLoop struct {
 	// sfolds are the folds' scalar statements, after the lanes' upper
 	// halves are cleared (see write).
 	sfolds code
-	name   string // the function's name
+	hs     []string // the arrays the folds store the lanes into (h<ID>)
+	name   string   // the function's name
 	// colIdx and colSteps: column lanes' stepped index variables
 	// (simd_cols.go stepIndices) and their steps.
 	colIdx   map[*lowering.Access]string
@@ -104,6 +105,9 @@ type simdLoop struct {
 	extFast bool
 	valB    map[*lowering.Instr]string // the second group's values
 	wide    int                        // <kernel>Wide's outputs at most (simd_wide.go); 0 otherwise
+	expSum  *expSum                    // the loop's 16-element blocks run in rt.ExpShiftSum (simd_expsum.go)
+	// wideBody: a predicated loop's body over 32-element blocks (simd_pred.go)
+	wideBody string
 }
 
 // vacc is a vector accumulator of a reduction loop.
@@ -142,8 +146,8 @@ func (l *simdLoop) reduce(in *lowering.Instr) {
 	l.hoist = append(l.hoist, hoisted{r, fmt.Sprintf("%s := %s", r, broadcastF32(start))})
 	l.used[r] = true
 	store := func() {
-		l.folds.line("var %s [8]float32", h)
-		l.folds.line("%s.Store(&%s)", r, h)
+		l.hs = append(l.hs, h)
+		l.folds.line("%s.Store(%s)", r, h)
 	}
 	switch in.Reduce {
 	case lowering.ReduceSum:
@@ -241,6 +245,7 @@ func (g *kernelGen) simdCall(body []*lowering.Instr, acc map[*lowering.Access]lo
 			return "", nil, fmt.Errorf("simd tmp%d: %w", in.ID, err)
 		}
 	}
+	l.expSum = l.matchExpSum(body)
 	l.write()
 	return fmt.Sprintf("%s(%s)", l.name, strings.Join(l.args, ", ")), l.accs, nil
 }
@@ -540,26 +545,15 @@ func (l *simdLoop) write() {
 	f.line("if !rt.SIMD() || len(%s) < 8 {", l.contig[0])
 	f.line("return 0%s", ret)
 	f.line("}")
-	for _, s := range l.contig[1:] {
-		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
+	if len(l.accs) > 0 {
+		l.writeReduction(f, ret)
+	} else {
+		l.writeLoops(f)
+		f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
+		f.line("return i")
+		f.line("}")
+		f.line("")
 	}
-	l.writeHoisted(f)
-	f.line("i := 0")
-	if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
-		l.unrolledBody(f)
-	}
-	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
-	f.WriteString(l.body.String())
-	f.line("}")
-	f.WriteString(l.folds.String())
-	// Before any scalar (SSE) arithmetic: SSE code after 256-bit AVX code
-	// with dirty upper halves costs hundreds of cycles a transition on
-	// this project's machine (measured: a layer norm's row fold).
-	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
-	f.WriteString(l.sfolds.String())
-	f.line("return i%s", ret)
-	f.line("}")
-	f.line("")
 	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every element.", name)
 	out.stubs.line("%s { return 0%s }", sig, ret)
 	out.stubs.line("")
