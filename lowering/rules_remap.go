@@ -36,12 +36,10 @@ func lowerFlip(l *lowerer, c *ops.Call) error {
 	shape := out.layout.Shape
 	x := outerVars(len(shape))
 	at := append([]sym.Expr{}, x...)
-	for _, d := range dims {
-		if d < 0 {
-			d += int64(len(shape))
-		}
-		if d < 0 || d >= int64(len(shape)) {
-			return fmt.Errorf("%s: dim %d out of range", c.Op, d)
+	for _, dim := range dims {
+		d, err := remapDim(c, dim, len(shape))
+		if err != nil {
+			return err
 		}
 		at[d] = sym.Sub(sym.Sub(shape[d], sym.Const(1)), x[d])
 	}
@@ -83,12 +81,10 @@ func lowerRoll(l *lowerer, c *ops.Call) error {
 			stride = sym.Mul(stride, shape[d])
 		}
 	case len(dims) == len(shifts):
-		for i, d := range dims {
-			if d < 0 {
-				d += int64(len(shape))
-			}
-			if d < 0 || d >= int64(len(shape)) {
-				return fmt.Errorf("%s: dim %d out of range", c.Op, dims[i])
+		for i, dim := range dims {
+			d, err := remapDim(c, dim, len(shape))
+			if err != nil {
+				return err
 			}
 			at[d] = rolled(x[d], shape[d], shifts[i])
 		}
@@ -98,6 +94,18 @@ func lowerRoll(l *lowerer, c *ops.Call) error {
 	b := l.newKernel(shape)
 	b.store(out, x, b.load(in[0], at))
 	return nil
+}
+
+// remapDim is dim counted from the front (the meta rule has checked it).
+func remapDim(c *ops.Call, dim int64, rank int) (int, error) {
+	d := dim
+	if d < 0 {
+		d += int64(rank)
+	}
+	if d < 0 || d >= int64(rank) {
+		return 0, fmt.Errorf("%s: dim %d out of range", c.Op, dim)
+	}
+	return int(d), nil
 }
 
 // lowerTri keeps self where col - row <= diagonal (tril) or >= diagonal
