@@ -43,9 +43,7 @@ func lowerFlip(l *lowerer, c *ops.Call) error {
 		}
 		at[d] = sym.Sub(sym.Sub(shape[d], sym.Const(1)), x[d])
 	}
-	b := l.newKernel(shape)
-	b.store(out, x, b.load(in[0], at))
-	return nil
+	return l.remap(out, in[0], x, at)
 }
 
 // lowerRoll reads self at (x_d + n_d - s_d mod n_d) mod n_d along each
@@ -91,8 +89,13 @@ func lowerRoll(l *lowerer, c *ops.Call) error {
 	default:
 		return fmt.Errorf("%s: %d shifts for %d dims", c.Op, len(shifts), len(dims))
 	}
-	b := l.newKernel(shape)
-	b.store(out, x, b.load(in[0], at))
+	return l.remap(out, in[0], x, at)
+}
+
+// remap is the pointwise kernel out[x] = in[at] over out's shape.
+func (l *lowerer) remap(out, in tensorRef, x, at []sym.Expr) error {
+	b := l.newKernel(out.layout.Shape)
+	b.store(out, x, b.load(in, at))
 	return nil
 }
 

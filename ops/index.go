@@ -160,7 +160,9 @@ func metaIndexPut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error
 		// A mask's indexing result has as many rows as it has true
 		// elements: PyTorch's fake index_put (empty_like(self)) checks
 		// nothing, and runs without capture_dynamic_output_shape_ops. Eager
-		// checks the values against integer indices, and so does kiln.
+		// checks the values against either (a mask's result only once it
+		// has the data); kiln checks them where the shape is known, against
+		// integer indices, with eager's message.
 		indexed, err := env.indexResult(c, self, indices)
 		if err != nil {
 			return nil, err

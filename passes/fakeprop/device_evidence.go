@@ -19,7 +19,9 @@ var cpu = ir.Device{Type: "cpu", Index: -1}
 // annotations say which ran. The CPU's types are kept, with the device
 // left unprinted as the graph has it, only when they agree.
 func (r *run) onCPUByEvidence(n *ir.Node, op *ops.Op, c *ops.Call, types []ir.Type) []ir.Type {
-	if !r.p.check || agreesWithAnnotations(n, types) || !hasDevicelessTensorArg(n) {
+	// Cheapest first: assign compares every annotation again, and most
+	// graphs name their devices.
+	if !r.p.check || !hasDevicelessTensorArg(n) || agreesWithAnnotations(n, types) {
 		return types
 	}
 	c.AssumeDevice(cpu)
