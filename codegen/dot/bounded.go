@@ -74,7 +74,9 @@ func Drawing(ctx context.Context, g *ir.Graph, opts Options, dotFile string) (sv
 // joins two boxes when data flows between them.
 func Summary(g *ir.Graph, opts Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "digraph %s {\n", quote(g.Name+" (kernels)"))
+	b.WriteString("digraph ")
+	writeQuoted(&b, g.Name+" (kernels)")
+	b.WriteString(" {\n")
 	b.WriteString("  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n  edge [color=\"#5f6368\"];\n")
 	box := map[string]int{} // box key → node count
 	var order []string

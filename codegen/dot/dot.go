@@ -272,10 +272,7 @@ func writeAttrs(w Writer, lk look, tooltip string) {
 
 var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-// quote makes a DOT string literal.
-func quote(s string) string { return `"` + quoter.Replace(s) + `"` }
-
-// writeQuoted writes quote(s) without making it.
+// writeQuoted writes s as a DOT string literal.
 func writeQuoted(w Writer, s string) {
 	w.WriteByte('"')
 	quoter.WriteString(w, s)
