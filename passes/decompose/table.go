@@ -66,6 +66,8 @@ var decomposed = []Rule{
 	{"aten::isposinf.default", "floats: isinf(a) & (a>0), equal to a == inf (" + refs + " isposinf); integers stay whole", isPosNegInf},
 	{"aten::isneginf.default", "floats: isinf(a) & (a<0), equal to a == -inf (" + refs + " isneginf); integers stay whole", isPosNegInf},
 	{"aten::native_dropout_backward.default", "grad * (mask.type_as(grad) * scale) (" + decomps + " native_dropout_backward)", dropoutBackward},
+	{"aten::mse_loss.default", "upcast, (self-target)**2, then mean / sum / none by reduction, cast back (" + decomps + " mse_loss, apply_loss_reduction)", mseLoss},
+	{"aten::log_sigmoid_forward.default", "upcast, minimum(0, x) - log1p(exp(-abs(x))); buffer exp(-abs(x)) on the CPU, new_zeros((0,)) on CUDA (" + decomps + " log_sigmoid_forward)", logSigmoidForward},
 	{"aten::mse_loss_backward.default", "upcast, (self-target)*norm*grad, norm 2/numel for mean else 2 (" + decomps + " mse_loss_backward); mean over a symbolic shape stays whole", mseLossBackward},
 	{"aten::logit.default", "upcast; with eps: where-clamp to [eps, 1-eps] (NaN kept); log(x/(1-x)) (ATen logit kernel, " + decomps + " logit)", logit},
 	{"aten::special_xlog1py.default", "upcast, where(isnan(b), b, where(a==0, 0, a*log1p(b))) (" + refs + "/special xlog1py)", xlog1py},
