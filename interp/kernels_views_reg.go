@@ -73,6 +73,36 @@ func kReshape(c *call, t *Tensor) (*Tensor, error) {
 	return listK(name, reshape)(c, t)
 }
 
+// kFlatten is flatten.using_ints: dims start_dim..end_dim merged, as a
+// reshape (a view where the strides allow, a copy otherwise). A 0-d
+// tensor flattens to [1].
+func kFlatten(c *call, t *Tensor) (*Tensor, error) {
+	d, err := c.ints("start_dim", "end_dim")
+	if err != nil {
+		return nil, err
+	}
+	if t.Dim() == 0 {
+		return reshape(t, []int64{1})
+	}
+	start, end := d[0], d[1]
+	if start < 0 {
+		start += int64(t.Dim())
+	}
+	if end < 0 {
+		end += int64(t.Dim())
+	}
+	if start < 0 || end >= int64(t.Dim()) || start > end {
+		return nil, fmt.Errorf("flatten: dims %d..%d out of range for rank %d", d[0], d[1], t.Dim())
+	}
+	size := append([]int64{}, t.Shape[:start]...)
+	n := int64(1)
+	for _, s := range t.Shape[start : end+1] {
+		n *= s
+	}
+	size = append(append(size, n), t.Shape[end+1:]...)
+	return reshape(t, size)
+}
+
 func kViewDType(c *call, t *Tensor) (*Tensor, error) {
 	dt, _, err := c.dtype("dtype")
 	if err != nil {
@@ -350,6 +380,7 @@ func init() {
 	register(selfK(listK("size", viewShape)), "view", "_unsafe_view")
 	register(selfK(kViewDType), "view.dtype")
 	register(selfK(kReshape), "reshape")
+	register(selfK(kFlatten), "flatten.using_ints")
 	register(selfK(kViewAs), "view_as")
 	register(selfK(listK("dims", permute)), "permute")
 	register(selfK(kTranspose), "transpose.int")

@@ -89,15 +89,31 @@ func gelu(e *pwEnv, x *Instr) (*Instr, error) {
 	}
 }
 
-// geluBackward: dy * (cdf + x * pdf) (approximate='none' only).
+// geluBackward is decompositions.py gelu_backward: dy * (cdf + x * pdf),
+// or for approximate='tanh' dy * (0.5 * (1 + t) + 0.5 * x * (1 - t*t) *
+// kBeta * (1 + 3 * kKappa * x^2)) with t = tanh(kBeta * (x + kKappa *
+// x^3)), in its order of operations.
 func geluBackward(e *pwEnv, x []*Instr) (*Instr, error) {
-	if a := e.c.Arg("approximate").Str; a != "none" && a != "" {
-		return nil, noLowering(e.c.Node, "decompose gelu_backward first", "no lowering for gelu_backward with approximate=%q", a)
-	}
 	dy, v := x[0], x[1]
-	cdf := e.fn("mul", e.k(0.5), e.fn("add", e.k(1), e.fn("erf", e.fn("mul", v, e.k(sqrt1_2)))))
-	pdf := e.fn("mul", e.k(twoSqrtP*sqrt1_2*0.5), e.fn("exp", e.fn("mul", e.fn("mul", v, v), e.k(-0.5))))
-	return e.fn("mul", dy, e.fn("add", cdf, e.fn("mul", v, pdf))), nil
+	switch a := e.c.Arg("approximate").Str; a {
+	case "none", "":
+		cdf := e.fn("mul", e.k(0.5), e.fn("add", e.k(1), e.fn("erf", e.fn("mul", v, e.k(sqrt1_2)))))
+		pdf := e.fn("mul", e.k(twoSqrtP*sqrt1_2*0.5), e.fn("exp", e.fn("mul", e.fn("mul", v, v), e.k(-0.5))))
+		return e.fn("mul", dy, e.fn("add", cdf, e.fn("mul", v, pdf))), nil
+	case "tanh":
+		beta, kappa := math.Sqrt2*twoSqrtP*0.5, 0.044715
+		sq := e.fn("mul", v, v)
+		cube := e.fn("mul", sq, v)
+		t := e.fn("tanh", e.fn("mul", e.k(beta), e.fn("add", v, e.fn("mul", e.k(kappa), cube))))
+		left, right := e.fn("mul", e.k(0.5), v), e.fn("add", e.k(1), t)
+		leftD := e.fn("mul", e.k(0.5), right)
+		tanhD := e.fn("sub", e.k(1), e.fn("mul", t, t))
+		innerD := e.fn("mul", e.k(beta), e.fn("add", e.k(1), e.fn("mul", e.k(3*kappa), sq)))
+		rightD := e.fn("mul", e.fn("mul", left, tanhD), innerD)
+		return e.fn("mul", dy, e.fn("add", leftD, rightD)), nil
+	default:
+		return nil, fmt.Errorf("gelu_backward: approximate must be 'none' or 'tanh', got %q", a)
+	}
 }
 
 // elu: x <= 0 ? expm1(x*input_scale) * alpha*scale : x*scale.

@@ -189,3 +189,34 @@ func (e *emitter) unsqueezeTo(x *ir.Value, dim int) *ir.Value {
 	}
 	return x
 }
+
+// adaptiveAvgPool2d is decompositions.py adaptive_avg_pool2d where each
+// output size divides its input size (ResNet's pool to 1x1 included):
+// avg_pool2d with stride in/out and kernel in - (out-1)*stride. Other
+// sizes (pooling windows of different lengths) stay whole.
+func adaptiveAvgPool2d(e *emitter, c *ops.Call) []*ir.Value {
+	x := e.tensorArg(c, "self")
+	t := tensor(x)
+	out, err := c.Ints("output_size")
+	switch {
+	case e.err != nil || t == nil:
+		return nil
+	case err != nil || len(out) != 2:
+		e.whole("output_size is not two constant sizes")
+		return nil
+	case t.Rank() != 3 && t.Rank() != 4:
+		e.whole("input rank %d, not 3 or 4", t.Rank())
+		return nil
+	}
+	var kernel, stride []ir.Arg
+	for i, o := range out {
+		in, ok := t.Shape[t.Rank()-2+i].Const()
+		if !ok || o <= 0 || in%o != 0 {
+			e.whole("input size %s is not a constant multiple of output size %d", t.Shape[t.Rank()-2+i], o)
+			return nil
+		}
+		s := in / o
+		kernel, stride = append(kernel, i64(in-(o-1)*s)), append(stride, i64(s))
+	}
+	return []*ir.Value{e.call("aten::avg_pool2d.default", []ir.Arg{val(x), ir.ListArg(kernel...), ir.ListArg(stride...)})}
+}

@@ -74,6 +74,8 @@ var decomposed = []Rule{
 	{"aten::_upsample_nearest_exact3d.default", "as _upsample_nearest_exact1d, per spatial dim (" + decomps + " _upsample_nearest, exact=True)", upsampleNearest(true)},
 	{"aten::_safe_softmax.default", "softmax, then where(all(x == -inf, dim, keepdim), 0, out): a fully masked row is zeros (" + decomps + " safe_softmax)", safeSoftmax},
 	{"aten::_scaled_dot_product_flash_attention_for_cpu.default", "the math path: q and k^T scaled by sqrt(scale), bmm, causal mask or attn_mask added, _safe_softmax, bmm with v, the flash output's layout; stays whole with dropout, grouped-query heads, symbolic sizes or a read logsumexp (" + decomps + " scaled_dot_product_flash_attention_for_cpu)", sdpaFlashCPU},
+	{"aten::_adaptive_avg_pool2d.default", "output sizes dividing the input's: avg_pool2d(kernel in-(out-1)*stride, stride in/out); other sizes stay whole (" + decomps + " adaptive_avg_pool2d)", adaptiveAvgPool2d},
+	{"aten::adaptive_avg_pool2d.default", "as _adaptive_avg_pool2d (" + decomps + " adaptive_avg_pool2d)", adaptiveAvgPool2d},
 	{"aten::glu.default", "upcast, a*sigmoid(b) for the halves a, b of self along dim, cast back once (" + refs + "/nn/functional glu, in opmath as ATen's CPU kernel)", glu},
 	{"aten::mse_loss.default", "upcast, (self-target)**2, then mean / sum / none by reduction, cast back (" + decomps + " mse_loss, apply_loss_reduction)", mseLoss},
 	{"aten::log_sigmoid_forward.default", "upcast, minimum(0, x) - log1p(exp(-abs(x))); buffer exp(-abs(x)) on the CPU, new_zeros((0,)) on CUDA (" + decomps + " log_sigmoid_forward)", logSigmoidForward},
