@@ -295,7 +295,7 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 	}
 	acc := map[*lowering.Instr]float64{}
 	for _, in := range st.Body {
-		if in.Op == lowering.OpReduce {
+		if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
 			acc[in] = map[lowering.ReduceOp]float64{lowering.ReduceProd: 1, lowering.ReduceMax: math.Inf(-1),
 				lowering.ReduceMin: math.Inf(1)}[in.Reduce]
 		}
@@ -305,28 +305,40 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 			vars[lowering.ReduceVar(i)] = v
 		}
 		for _, in := range st.Body {
-			if in.Op != lowering.OpReduce {
-				e.instr(in, vars, vals)
-				continue
-			}
-			x, a := vals[in.Args[0]], acc[in]
-			switch in.Reduce {
-			case lowering.ReduceSum:
-				acc[in] = a + x
-			case lowering.ReduceProd:
-				acc[in] = a * x
-			case lowering.ReduceMax:
-				acc[in] = evalFns["maximum"]([]float64{a, x})
-			case lowering.ReduceMin:
-				acc[in] = evalFns["minimum"]([]float64{a, x})
+			switch in.Op {
+			case lowering.OpReduce:
+				acc[in] = e.fold(in, acc[in], vals[in.Args[0]])
+			case lowering.OpScan:
+				// the running value, rounded at every step as codegen's
+				// accumulator register is
+				acc[in] = roundTo(in.DType, e.fold(in, acc[in], vals[in.Args[0]]))
+				vals[in] = acc[in]
 			default:
-				e.t.Fatalf("loopEval: reduce %s", in.Reduce)
+				e.instr(in, vars, vals)
 			}
 		}
 	}
 	for in, v := range acc {
-		vals[in] = roundTo(in.DType, v)
+		if in.Op == lowering.OpReduce {
+			vals[in] = roundTo(in.DType, v)
+		}
 	}
+}
+
+// fold combines x into a reduction's or a scan's running value a.
+func (e *loopEval) fold(in *lowering.Instr, a, x float64) float64 {
+	switch in.Reduce {
+	case lowering.ReduceSum:
+		return a + x
+	case lowering.ReduceProd:
+		return a * x
+	case lowering.ReduceMax:
+		return evalFns["maximum"]([]float64{a, x})
+	case lowering.ReduceMin:
+		return evalFns["minimum"]([]float64{a, x})
+	}
+	e.t.Fatalf("loopEval: %s %s", in.Op, in.Reduce)
+	return 0
 }
 
 func (e *loopEval) instr(in *lowering.Instr, vars map[string]int64, vals map[*lowering.Instr]float64) {

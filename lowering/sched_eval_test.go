@@ -197,24 +197,31 @@ func (e *schedEval) stage(st *Stage, vals map[*Instr]float64) {
 	}
 	acc := map[*Instr]float64{}
 	for _, in := range st.Body {
-		if in.Op == OpReduce {
+		if in.Op == OpReduce || in.Op == OpScan {
 			acc[in] = reduceInit(in.Reduce)
 		}
 	}
+	// The reduce loop runs in order: a scan's prefixes depend on it.
 	forEachPoint(sizes, false, func(p []int64) {
 		for i, v := range p {
 			e.env[ReduceVar(i)] = v
 		}
 		for _, in := range st.Body {
-			if in.Op == OpReduce {
+			switch in.Op {
+			case OpReduce:
 				acc[in] = reduceStep(in.Reduce, acc[in], vals[in.Args[0]])
-				continue
+			case OpScan: // the running value, visible to the rest of the step
+				acc[in] = reduceStep(in.Reduce, acc[in], vals[in.Args[0]])
+				vals[in] = acc[in]
+			default:
+				e.instr(in, vals)
 			}
-			e.instr(in, vals)
 		}
 	})
 	for in, v := range acc {
-		vals[in] = v
+		if in.Op == OpReduce {
+			vals[in] = v
+		}
 	}
 }
 

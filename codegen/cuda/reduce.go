@@ -40,7 +40,7 @@ func isArg(r lowering.ReduceOp) bool { return r == lowering.ReduceArgMax || r ==
 // initAccumulators sets a stage's accumulators to their identities.
 func (g *kgen) initAccumulators(s *lowering.Stage) error {
 	for _, in := range s.Body {
-		if in.Op != lowering.OpReduce {
+		if in.Op != lowering.OpReduce && in.Op != lowering.OpScan {
 			continue
 		}
 		spec, ok := reduceSpecs[in.Reduce]
@@ -162,4 +162,14 @@ func FnDefinedOn(name string, dt ir.DType) bool {
 func HasReduce(op lowering.ReduceOp) bool {
 	_, ok := reduceSpecs[op]
 	return ok
+}
+
+// hasScan reports whether stage s holds an OpScan.
+func hasScan(s *lowering.Stage) bool {
+	for _, in := range s.Body {
+		if in.Op == lowering.OpScan {
+			return true
+		}
+	}
+	return false
 }

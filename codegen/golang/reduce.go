@@ -55,11 +55,14 @@ func (g *kernelGen) emitReduction() error {
 // emitReduceStage declares the stage's accumulators and loops over its
 // reduction ranges. An accumulator is held in its dtype's register and
 // rounded into the dtype at every step (lowering asks for f32 to
-// accumulate half types).
+// accumulate half types). A scan's accumulator is the same register, read
+// by the instructions after it in the loop: the scalar loop runs the range
+// in order, and every lane path refuses a scan (simdRejectInstr), so no
+// path splits or reorders it.
 func (g *kernelGen) emitReduceStage(s *lowering.Stage) error {
 	var reds []*lowering.Instr
 	for _, in := range s.Body {
-		if in.Op == lowering.OpReduce {
+		if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
 			reds = append(reds, in)
 			if err := g.declareAcc(in); err != nil {
 				return fmt.Errorf("tmp%d: %w", in.ID, err)

@@ -1,0 +1,95 @@
+package lowering
+
+import (
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// Scans: cumsum and cumprod as one loop kernel. The scanned dim is the
+// kernel's one reduce range (r0), walked in order; every other dim is an
+// outer range. Per element, the stage loads the input, converts it to the
+// result dtype (ATen's cumsum casts self to dtype first), folds it into
+// the running value (OpScan) and stores the prefix at the same element.
+// A pointwise prologue fuses into the stage (the scheduler re-splits its
+// space), so cumsum(x * 2, 1) is one kernel; Inductor's CPU backend runs
+// the prologue as a kernel and calls aten.cumsum.
+
+// scanRule is one scan op: its combining function.
+type scanRule struct{ op ReduceOp }
+
+func scanRules() map[string]rule {
+	return map[string]rule{
+		"cumsum":  scanRule{ReduceSum}.lower,
+		"cumprod": scanRule{ReduceProd}.lower,
+	}
+}
+
+// scanAcc is the type ATen's CPU scan accumulates a result of type dt in
+// (cpu_cum_base_kernel's at::acc_type<scalar_t, /*is_cuda=*/false>):
+// float32 in float64, the half types in float32, integers in int64. The
+// second result is false for a type the CPU kernel does not implement
+// (bool: "cumsum_out_cpu" not implemented for 'Bool') or kiln does not
+// lower (complex).
+func scanAcc(dt ir.DType) (ir.DType, bool) {
+	switch {
+	case dt == ir.F32:
+		return ir.F64, true
+	case dt == ir.F64:
+		return ir.F64, true
+	case dt.IsReducedFloat():
+		return ir.F32, true
+	case dt.IsInt():
+		return ir.I64, true
+	}
+	return dt, false
+}
+
+func (r scanRule) lower(l *lowerer, c *ops.Call) error {
+	in, err := l.ref(c.Arg("self"))
+	if err != nil {
+		return err
+	}
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	acc, ok := scanAcc(out.layout.DType)
+	if !ok {
+		return noLowering(l.node, "compute the scan in a float or integer dtype (dtype=)",
+			"no lowering for %s into %s (kiln scans float and integer results)", c.Op, out.layout.DType)
+	}
+	rank := len(in.layout.Shape)
+	d, err := dimArg(c, "dim", max(rank, 1)) // a 0-d tensor takes dim 0 or -1
+	if err != nil {
+		return err
+	}
+	idx, outer, size := scanIndex(in.layout.Shape, d)
+	b := l.newKernel(outer)
+	b.stage([]sym.Expr{size})
+	x := b.cast(b.cast(b.load(in, idx), out.layout.DType), acc)
+	b.store(out, idx, b.scan(r.op, acc, x))
+	return nil
+}
+
+// scanIndex maps a tensor of shape scanned along d onto the kernel: r0
+// for dim d, x0, x1, ... for the others in order (outer). size is the
+// scanned dim's size (1 for a 0-d tensor).
+func scanIndex(shape []sym.Expr, d int) (idx, outer []sym.Expr, size sym.Expr) {
+	idx = make([]sym.Expr, len(shape))
+	size = sym.Const(1)
+	for i, s := range shape {
+		if i == d {
+			idx[i], size = sym.Symbol(ReduceVar(0)), s
+			continue
+		}
+		idx[i] = sym.Symbol(OuterVar(len(outer)))
+		outer = append(outer, s)
+	}
+	return idx, outer, size
+}
+
+// scan folds x into a running value of type dt (see OpScan).
+func (b *kbuilder) scan(op ReduceOp, dt ir.DType, x *Instr) *Instr {
+	return b.emit(&Instr{Op: OpScan, Reduce: op, DType: dt, Args: []*Instr{x}})
+}
