@@ -183,7 +183,7 @@ func (s *scheduler) forward(g *group, t *Stage, ld *Instr) *Instr {
 }
 
 // recompute clones the part of stage `from` that computes st's value into
-// stage t, when it holds no reduction or scan of its own, the value was not
+// stage t, when it holds no reduction of its own, the value was not
 // recomputed MaxRecompute times yet, and t stays under the size limit.
 func (s *scheduler) recompute(g *group, from, t *Stage, st *Instr) *Instr {
 	v := st.Args[0]
@@ -223,7 +223,7 @@ func (s *scheduler) recompute(g *group, from, t *Stage, st *Instr) *Instr {
 }
 
 // cloneOrder lists, in dependency order, the instructions of stage from
-// that compute v; false when they include a reduction or scan of that stage.
+// that compute v; false when they include a reduction of that stage.
 func cloneOrder(from *Stage, v *Instr) ([]*Instr, bool) {
 	local := make(map[*Instr]bool, len(from.Body))
 	for _, in := range from.Body {
@@ -237,7 +237,7 @@ func cloneOrder(from *Stage, v *Instr) ([]*Instr, bool) {
 			return true
 		}
 		seen[in] = true
-		if in.Op == OpReduce || in.Op == OpScan { // a scan restarted in another loop is a second pass
+		if in.Op == OpReduce {
 			return false
 		}
 		for _, a := range in.Args {

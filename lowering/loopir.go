@@ -188,9 +188,10 @@ const (
 	// including the current element, and it lives only inside its stage's
 	// loop: a store in the same stage writes every prefix (cumsum,
 	// cumprod). Its stage has one reduce range, the scanned dim, walked
-	// in order: codegen never splits it across lanes or threads, and the
-	// scheduler never recomputes it in another stage. Printed
-	// "tmp3 = scan sum(tmp2) : f64".
+	// in order: codegen never splits it across lanes or threads. The
+	// scheduler may recompute it in a later stage over the same range
+	// (softmax of a cumsum), where it restarts and walks the range again.
+	// Printed "tmp3 = scan sum(tmp2) : f64".
 	OpScan
 )
 

@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/ops"
@@ -55,7 +56,14 @@ func (r scanRule) lower(l *lowerer, c *ops.Call) error {
 		return err
 	}
 	acc, ok := scanAcc(out.layout.DType)
-	if !ok {
+	switch {
+	case out.layout.DType == ir.Bool:
+		// Fake tensors accept it; eager's CPU kernel raises at run time.
+		d := diag.Errorf(l.node.Pos, ops.CodeDType, "scan in an integer or float dtype (dtype=torch.int64)",
+			"%q not implemented for 'Bool'", c.Op.Schema.Name+"_out_cpu")
+		d.Node = l.node.Name
+		return d
+	case !ok:
 		return noLowering(l.node, "compute the scan in a float or integer dtype (dtype=)",
 			"no lowering for %s into %s (kiln scans float and integer results)", c.Op, out.layout.DType)
 	}
@@ -66,6 +74,11 @@ func (r scanRule) lower(l *lowerer, c *ops.Call) error {
 	}
 	idx, outer, size := scanIndex(in.layout.Shape, d)
 	b := l.newKernel(outer)
+	if d == rank-1 {
+		// The innermost outer range is not the tensor's last dim, the one
+		// the align pass proved a width for.
+		b.k.Vec = 1
+	}
 	b.stage([]sym.Expr{size})
 	x := b.cast(b.cast(b.load(in, idx), out.layout.DType), acc)
 	b.store(out, idx, b.scan(r.op, acc, x))

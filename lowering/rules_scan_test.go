@@ -1,0 +1,73 @@
+package lowering_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kiln-compiler/kiln/diag"
+	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/passes"
+)
+
+// TestScansAgainstInterp evaluates the scan golden graphs (every dtype
+// rule, negative dims, 0-d and size-0 tensors, symbolic sizes) with
+// loopEval, unfused and fused, against interp.
+func TestScansAgainstInterp(t *testing.T) {
+	for _, name := range []string{"scan", "scan_symbolic"} {
+		arch, err := txtar.ParseFile(filepath.Join("../testdata/lowering", name+".txtar"))
+		require.NoError(t, err)
+		src := fxtest.Section(arch, "input.fx")
+		t.Run(name, func(t *testing.T) { checkLowering(t, src, nil) })
+		t.Run(name+"_fused", func(t *testing.T) { checkFused(t, src, nil) })
+	}
+}
+
+// TestScanIntegerWraps: an i8 result wraps as ATen's (int8) store of its
+// int64 running sum does; torch 2.15.0 prints
+// torch.cumsum(torch.tensor([127, 1, 1], dtype=torch.int32), 0, dtype=torch.int8)
+// -> tensor([127, -128, -127], dtype=torch.int8).
+func TestScanIntegerWraps(t *testing.T) {
+	p := checkLowering(t, `class GraphModule(torch.nn.Module):
+    def forward(self, i: "i32[3]"):
+        cumsum: "i8[3]" = torch.ops.aten.cumsum.default(i, 0, dtype = torch.int8)
+        return (cumsum,)
+`, map[string][]int64{"i": {127, 1, 1}})
+	assert.Contains(t, p.String(), "scan sum(")
+}
+
+// TestScanBadInput: what kiln refuses, with PyTorch's words where eager
+// raises, and never a panic.
+func TestScanBadInput(t *testing.T) {
+	for _, c := range []struct{ name, body, code, msg string }{
+		{"bool", `cumsum: "b8[3, 4]" = torch.ops.aten.cumsum.default(x, 0, dtype = torch.bool)`,
+			"dtype", `"cumsum_out_cpu" not implemented for 'Bool'`},
+		{"bool_prod", `cumsum: "b8[3, 4]" = torch.ops.aten.cumprod.default(x, 1, dtype = torch.bool)`,
+			"dtype", `"cumprod_out_cpu" not implemented for 'Bool'`},
+		{"complex", `cumsum: "c64[3, 4]" = torch.ops.aten.cumsum.default(x, 0, dtype = torch.complex64)`,
+			lowering.CodeNoLowering, "kiln scans float and integer results"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, 4]\"):\n        " + c.body +
+				"\n        return (cumsum,)\n"
+			g := compile(t, c.name+".fx", src, defaultPipeline)
+			_, err := lowering.Lower(g, lowering.Options{Name: "g"})
+			var d *diag.Diagnostic
+			require.ErrorAs(t, err, &d)
+			assert.Equal(t, c.code, d.Code)
+			assert.Contains(t, d.Message, c.msg)
+			assert.NotEmpty(t, d.Hint)
+			assert.Equal(t, 3, d.Pos.Line, "positioned at the call")
+		})
+	}
+	// A dim out of range never reaches lowering: fakeprop says what
+	// PyTorch says.
+	src := "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, 4]\"):\n        cumsum: \"f32[3, 4]\" = torch.ops.aten.cumsum.default(x, -3)\n        return (cumsum,)\n"
+	_, ctx := fxtest.Run(t, "dim.fx", src, defaultPipeline, passes.Config{})
+	require.True(t, ctx.Diags.HasErrors())
+	assert.Contains(t, ctx.Diags.Items[0].Message, "Dimension out of range (expected to be in range of [-2, 1], but got -3)")
+}
