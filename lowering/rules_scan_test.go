@@ -10,6 +10,8 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
 	"github.com/kiln-compiler/kiln/passes"
 )
@@ -70,4 +72,46 @@ func TestScanBadInput(t *testing.T) {
 	_, ctx := fxtest.Run(t, "dim.fx", src, defaultPipeline, passes.Config{})
 	require.True(t, ctx.Diags.HasErrors())
 	assert.Contains(t, ctx.Diags.Items[0].Message, "Dimension out of range (expected to be in range of [-2, 1], but got -3)")
+}
+
+// scanProgram is out[x0, r0] = cumsum over r0 of in[x0, r0]: the store
+// in the scan's stage writes every prefix.
+func scanProgram() *lowering.Program {
+	in := &lowering.Buffer{ID: 0, Name: "in", DType: ir.F32, Size: sym.Const(12), Kind: lowering.BufInput, Align: 16}
+	out := &lowering.Buffer{ID: 1, Name: "buf1", DType: ir.F32, Size: sym.Const(12), Kind: lowering.BufOutput, Align: 64}
+	idx := sym.Add(sym.Mul(sym.Const(4), sym.Symbol("x0")), sym.Symbol("r0"))
+	load := &lowering.Instr{ID: 0, Op: lowering.OpLoad, DType: ir.F32, Access: &lowering.Access{Buffer: in, DType: ir.F32, Index: idx}}
+	scan := &lowering.Instr{ID: 1, Op: lowering.OpScan, Reduce: lowering.ReduceSum, DType: ir.F32, Args: []*lowering.Instr{load}}
+	st := &lowering.Instr{ID: 2, Op: lowering.OpStore, DType: ir.F32, Args: []*lowering.Instr{scan}, Access: &lowering.Access{Buffer: out, DType: ir.F32, Index: idx}}
+	k := &lowering.Kernel{Name: "kernel0", Outer: []sym.Expr{sym.Const(3)}, Vec: 1, Stages: []*lowering.Stage{
+		{Reduce: []sym.Expr{sym.Const(4)}, Body: []*lowering.Instr{load, scan, st}},
+	}}
+	return &lowering.Program{Name: "p", Buffers: []*lowering.Buffer{in, out}, Kernels: []*lowering.Kernel{k},
+		Outputs: []*lowering.Result{{Name: "out", Buffer: out}}}
+}
+
+func TestVerifyScan(t *testing.T) {
+	p := scanProgram()
+	require.NoError(t, lowering.Verify(p))
+	assert.Contains(t, p.String(), "tmp1 = scan sum(tmp0) : f32")
+	body := func(p *lowering.Program) []*lowering.Instr { return p.Kernels[0].Stages[0].Body }
+	requireVerifyRejects(t, scanProgram, []verifyCase{
+		{"scan in an outer stage", func(p *lowering.Program) {
+			p.Kernels[0].Stages[0].Reduce = nil
+			body(p)[0].Access.Index = sym.Symbol("x0")
+			body(p)[2].Access.Index = sym.Symbol("x0")
+		}, "tmp1: scan in stage 0, which has 0 reduce ranges (want 1)"},
+		{"scan over two ranges", func(p *lowering.Program) {
+			p.Kernels[0].Stages[0].Reduce = []sym.Expr{sym.Const(2), sym.Const(2)}
+		}, "tmp1: scan in stage 0, which has 2 reduce ranges (want 1)"},
+		{"scan by argmax", func(p *lowering.Program) {
+			body(p)[1].Reduce = lowering.ReduceArgMax
+		}, "tmp1: scan by argmax (want sum, prod, max or min)"},
+		{"scan value after its loop", func(p *lowering.Program) {
+			st := body(p)[2]
+			p.Kernels[0].Stages[0].Body = body(p)[:2]
+			st.Access.Index = sym.Symbol("x0")
+			p.Kernels[0].Stages = append(p.Kernels[0].Stages, &lowering.Stage{Body: []*lowering.Instr{st}})
+		}, "tmp2: argument tmp1 lives only inside stage 0's reduction loop"},
+	})
 }
