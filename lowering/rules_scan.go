@@ -1,6 +1,8 @@
 package lowering
 
 import (
+	"math"
+
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -23,6 +25,8 @@ func scanRules() map[string]rule {
 	return map[string]rule{
 		"cumsum":  scanRule{ReduceSum}.lower,
 		"cumprod": scanRule{ReduceProd}.lower,
+		"cummax":  scanRule{ReduceMax}.extremum,
+		"cummin":  scanRule{ReduceMin}.extremum,
 	}
 }
 
@@ -82,6 +86,69 @@ func (r scanRule) lower(l *lowerer, c *ops.Call) error {
 	b.stage([]sym.Expr{size})
 	x := b.cast(b.cast(b.load(in, idx), out.layout.DType), acc)
 	b.store(out, idx, b.scan(r.op, acc, x))
+	return nil
+}
+
+// extremum is cummax / cummin: the running extremum and the index it was
+// taken from, one kernel of one stage. ATen's CPU cummax_cummin_helper
+// moves to element i when isnan(x) || (!isnan(out) && x >= out) (<= for
+// cummin): a tie moves the index to the later element, and once a NaN is
+// seen only a later NaN moves it. With m the NaN-propagating running
+// extremum including x, that condition is isnan(x) || x == m, so the
+// index is a max-scan of (cond ? i : -1). The value is x at that index,
+// which is m except for its sign when m is zero (ties between -0.0 and
+// 0.0 move to the later one): floats scan 2*i + signbit(x) instead of i
+// and put the sign back.
+func (r scanRule) extremum(l *lowerer, c *ops.Call) error {
+	in, err := l.ref(c.Arg("self"))
+	if err != nil {
+		return err
+	}
+	vals, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
+	}
+	idxs, err := l.resultRef(c, 1)
+	if err != nil {
+		return err
+	}
+	dt := in.layout.DType
+	if dt.IsComplex() {
+		return noLowering(l.node, "", "no lowering for %s of %s", c.Op, dt)
+	}
+	rank := len(in.layout.Shape)
+	d, err := dimArg(c, "dim", max(rank, 1))
+	if err != nil {
+		return err
+	}
+	idx, outer, size := scanIndex(in.layout.Shape, d)
+	b := l.newKernel(outer)
+	if d == rank-1 {
+		b.k.Vec = 1
+	}
+	b.stage([]sym.Expr{size})
+	acc := accType(dt)
+	x := b.cast(b.load(in, idx), acc)
+	m := b.scan(r.op, acc, x)
+	cond := b.call("eq", ir.Bool, x, m)
+	key := b.index(sym.Symbol(ReduceVar(0)), ir.I64)
+	float := acc.IsFloat()
+	if float {
+		cond = b.call("logical_or", ir.Bool, b.call("isnan", ir.Bool, x), cond)
+		sign := b.cast(b.call("signbit", ir.Bool, x), ir.I64)
+		key = b.call("add", ir.I64, b.call("mul", ir.I64, key, b.constInt(2, ir.I64)), sign)
+	}
+	s := b.scan(ReduceMax, ir.I64, b.call("where", ir.I64, cond, key, b.constInt(-1, ir.I64)))
+	at, v := s, m
+	if float {
+		one := b.constInt(1, ir.I64)
+		at = b.call("rshift", ir.I64, s, one)
+		neg := b.call("eq", ir.Bool, b.call("bitwise_and", ir.I64, s, one), one)
+		zero := b.call("where", acc, neg, b.constant(math.Copysign(0, -1), acc), b.constant(0, acc))
+		v = b.call("where", acc, b.call("eq", ir.Bool, m, b.constant(0, acc)), zero, m)
+	}
+	b.store(vals, idx, v)
+	b.store(idxs, idx, at)
 	return nil
 }
 

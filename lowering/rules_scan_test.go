@@ -1,6 +1,7 @@
 package lowering_test
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/diag"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
@@ -20,7 +22,7 @@ import (
 // rule, negative dims, 0-d and size-0 tensors, symbolic sizes) with
 // loopEval, unfused and fused, against interp.
 func TestScansAgainstInterp(t *testing.T) {
-	for _, name := range []string{"scan", "scan_symbolic"} {
+	for _, name := range []string{"scan", "scan_symbolic", "scan_extremum"} {
 		arch, err := txtar.ParseFile(filepath.Join("../testdata/lowering", name+".txtar"))
 		require.NoError(t, err)
 		src := fxtest.Section(arch, "input.fx")
@@ -114,4 +116,70 @@ func TestVerifyScan(t *testing.T) {
 			p.Kernels[0].Stages = append(p.Kernels[0].Stages, &lowering.Stage{Body: []*lowering.Instr{st}})
 		}, "tmp2: argument tmp1 lives only inside stage 0's reduction loop"},
 	})
+}
+
+// TestCumExtremum: cummax / cummin values and indices as torch 2.15.0
+// prints them for ties (the later index wins), NaNs (the index moves to
+// each later NaN) and signed zeros (the value is the element's own):
+//
+//	torch.cummax(torch.tensor([1., 3., 3., nan, 2., nan, 5.]), 0)
+//	  -> values [1, 3, 3, nan, nan, nan, nan], indices [0, 1, 2, 3, 3, 5, 5]
+//	torch.cummin(torch.tensor([0.0, -0.0, 1.0]), 0) -> [0, -0, -0], [0, 1, 1]
+//	torch.cummax(torch.tensor([-0.0, 0.0, -0.0]), 0) -> [-0, 0, -0], [0, 1, 2]
+//	torch.cummax(torch.tensor([1, 3, 2], dtype=torch.int8), 0) -> [1, 3, 3], [0, 1, 1]
+func TestCumExtremum(t *testing.T) {
+	src := `class GraphModule(torch.nn.Module):
+    def forward(self, a: "f32[7]", b: "f32[3]", c: "f32[3]", d: "i8[3]"):
+        cummax = torch.ops.aten.cummax.default(a, 0)
+        getitem: "f32[7]" = cummax[0]
+        getitem_1: "i64[7]" = cummax[1]
+        cummin = torch.ops.aten.cummin.default(b, -1)
+        getitem_2: "f32[3]" = cummin[0]
+        getitem_3: "i64[3]" = cummin[1]
+        cummax_1 = torch.ops.aten.cummax.default(c, 0)
+        getitem_4: "f32[3]" = cummax_1[0]
+        getitem_5: "i64[3]" = cummax_1[1]
+        cummax_2 = torch.ops.aten.cummax.default(d, 0)
+        getitem_6: "i8[3]" = cummax_2[0]
+        getitem_7: "i64[3]" = cummax_2[1]
+        return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5, getitem_6, getitem_7)
+`
+	nan, negZero := math.NaN(), math.Copysign(0, -1)
+	floats := map[string][]float64{"a": {1, 3, 3, nan, 2, nan, 5}, "b": {0, negZero, 1}, "c": {negZero, 0, negZero}}
+	ints := map[string][]int64{"d": {1, 3, 2}}
+	override := func(name string, tt *interp.Tensor) *interp.Tensor {
+		if v, ok := floats[name]; ok {
+			return interp.FromFloats(tt.DType, tt.Shape, v)
+		}
+		if v, ok := ints[name]; ok {
+			return interp.FromInts(tt.DType, tt.Shape, v)
+		}
+		return tt
+	}
+	for _, fuse := range []bool{false, true} {
+		runChecked(t, src, checkOpts{override: override, fuse: fuse}) // against interp
+		_, p, inputs := lowerChecked(t, src, checkOpts{override: override, fuse: fuse})
+		require.Len(t, p.Kernels, 4, "one kernel per op:\n%s", p)
+		e := newLoopEval(t, p, map[string]int64{}, inputs)
+		require.Empty(t, e.run(p))
+		got := make([][]float64, len(p.Outputs))
+		for i, r := range p.Outputs {
+			got[i] = e.gather(r.Buffer, r.Layout)
+		}
+		bits := func(xs []float64) []uint64 {
+			out := make([]uint64, len(xs))
+			for i, x := range xs {
+				if x != x {
+					x = nan
+				}
+				out[i] = math.Float64bits(x)
+			}
+			return out
+		}
+		want := [][]float64{{1, 3, 3, nan, nan, nan, nan}, {0, 1, 2, 3, 3, 5, 5}, {0, negZero, negZero}, {0, 1, 1},
+			{negZero, 0, negZero}, {0, 1, 2}, {1, 3, 3}, {0, 1, 1}}
+		for i := range want {
+			assert.Equal(t, bits(want[i]), bits(got[i]), "output %d (fuse=%v): %v", i, fuse, got[i])
+		}
+	}
 }

@@ -266,6 +266,10 @@ var schedFns = map[string]func(a []float64) float64{
 	"gt": func(a []float64) float64 { return b2f(a[0] > a[1]) }, "ge": func(a []float64) float64 { return b2f(a[0] >= a[1]) },
 	"logical_and": func(a []float64) float64 { return b2f(a[0] != 0 && a[1] != 0) },
 	"logical_or":  func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"isnan":       func(a []float64) float64 { return b2f(math.IsNaN(a[0])) },
+	"signbit":     func(a []float64) float64 { return b2f(math.Signbit(a[0])) },
+	"rshift":      func(a []float64) float64 { return float64(int64(a[0]) >> uint(a[1])) },
+	"bitwise_and": func(a []float64) float64 { return float64(int64(a[0]) & int64(a[1])) },
 	"where": func(a []float64) float64 {
 		if a[0] != 0 {
 			return a[1]
