@@ -297,7 +297,7 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 	for _, in := range st.Body {
 		if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
 			acc[in] = map[lowering.ReduceOp]float64{lowering.ReduceProd: 1, lowering.ReduceMax: math.Inf(-1),
-				lowering.ReduceMin: math.Inf(1)}[in.Reduce]
+				lowering.ReduceMin: math.Inf(1), lowering.ReduceLogAddExp: math.Inf(-1)}[in.Reduce]
 		}
 	}
 	for _, p := range points(e.sizes(st.Reduce)) {
@@ -336,6 +336,8 @@ func (e *loopEval) fold(in *lowering.Instr, a, x float64) float64 {
 		return evalFns["maximum"]([]float64{a, x})
 	case lowering.ReduceMin:
 		return evalFns["minimum"]([]float64{a, x})
+	case lowering.ReduceLogAddExp:
+		return logAddExp(a, x)
 	}
 	e.t.Fatalf("loopEval: %s %s", in.Op, in.Reduce)
 	return 0
@@ -476,4 +478,16 @@ var evalFns = map[string]func(a []float64) float64{
 	"signbit":     func(a []float64) float64 { return b2f(math.Signbit(a[0])) },
 	"rshift":      func(a []float64) float64 { return float64(int64(a[0]) >> uint(a[1])) },
 	"bitwise_and": func(a []float64) float64 { return float64(int64(a[0]) & int64(a[1])) },
+}
+
+// logAddExp is ATen's _log_add_exp_helper(x, acc), in float64.
+func logAddExp(acc, x float64) float64 {
+	if math.IsNaN(acc) || math.IsNaN(x) {
+		return math.NaN()
+	}
+	lo, hi := math.Min(acc, x), math.Max(acc, x)
+	if lo != hi || !math.IsInf(lo, 0) {
+		return math.Log1p(math.Exp(lo-hi)) + hi
+	}
+	return x
 }

@@ -283,14 +283,18 @@ const (
 	ReduceArgMin
 	ReduceAny // bool
 	ReduceAll
+	// ReduceLogAddExp is log(exp(acc) + exp(x)) as ATen's
+	// _log_add_exp_helper computes it (max + log1p(exp(min - max)); two
+	// equal infinities stay as they are): scans only (logcumsumexp).
+	ReduceLogAddExp
 )
 
 func (r ReduceOp) String() string {
-	return [...]string{"sum", "prod", "max", "min", "argmax", "argmin", "any", "all"}[r]
+	return [...]string{"sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "logaddexp"}[r]
 }
 
 // ScanOps are the combining functions an OpScan may use.
-var ScanOps = map[ReduceOp]bool{ReduceSum: true, ReduceProd: true, ReduceMax: true, ReduceMin: true}
+var ScanOps = map[ReduceOp]bool{ReduceSum: true, ReduceProd: true, ReduceMax: true, ReduceMin: true, ReduceLogAddExp: true}
 
 // Fns are the scalar functions OpCall may name, with their arity. Semantics
 // are PyTorch's for the instruction's DType: maximum/minimum propagate NaN,

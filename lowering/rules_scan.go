@@ -9,7 +9,7 @@ import (
 	"github.com/kiln-compiler/kiln/ops"
 )
 
-// Scans: cumsum and cumprod as one loop kernel. The scanned dim is the
+// Scans: cumsum, cumprod and logcumsumexp as one loop kernel. The scanned dim is the
 // kernel's one reduce range (r0), walked in order; every other dim is an
 // outer range. Per element, the stage loads the input, converts it to the
 // result dtype (ATen's cumsum casts self to dtype first), folds it into
@@ -23,10 +23,11 @@ type scanRule struct{ op ReduceOp }
 
 func scanRules() map[string]rule {
 	return map[string]rule{
-		"cumsum":  scanRule{ReduceSum}.lower,
-		"cumprod": scanRule{ReduceProd}.lower,
-		"cummax":  scanRule{ReduceMax}.extremum,
-		"cummin":  scanRule{ReduceMin}.extremum,
+		"cumsum":       scanRule{ReduceSum}.lower,
+		"cumprod":      scanRule{ReduceProd}.lower,
+		"logcumsumexp": scanRule{ReduceLogAddExp}.lower,
+		"cummax":       scanRule{ReduceMax}.extremum,
+		"cummin":       scanRule{ReduceMin}.extremum,
 	}
 }
 
@@ -61,6 +62,11 @@ func (r scanRule) lower(l *lowerer, c *ops.Call) error {
 	}
 	acc, ok := scanAcc(out.layout.DType)
 	switch {
+	case r.op == ReduceLogAddExp && !out.layout.DType.IsFloat():
+		d := diag.Errorf(l.node.Pos, ops.CodeDType, "cast to a floating dtype first",
+			"%q not implemented for '%s'", "logcumsumexp_out_cpu", ops.ScalarTypeName(out.layout.DType))
+		d.Node = l.node.Name
+		return d
 	case out.layout.DType == ir.Bool:
 		// Fake tensors accept it; eager's CPU kernel raises at run time.
 		d := diag.Errorf(l.node.Pos, ops.CodeDType, "scan in an integer or float dtype (dtype=torch.int64)",

@@ -22,7 +22,7 @@ import (
 // rule, negative dims, 0-d and size-0 tensors, symbolic sizes) with
 // loopEval, unfused and fused, against interp.
 func TestScansAgainstInterp(t *testing.T) {
-	for _, name := range []string{"scan", "scan_symbolic", "scan_extremum"} {
+	for _, name := range []string{"scan", "scan_symbolic", "scan_extremum", "scan_logcumsumexp"} {
 		arch, err := txtar.ParseFile(filepath.Join("../testdata/lowering", name+".txtar"))
 		require.NoError(t, err)
 		src := fxtest.Section(arch, "input.fx")
@@ -68,6 +68,15 @@ func TestScanBadInput(t *testing.T) {
 			assert.Equal(t, 3, d.Pos.Line, "positioned at the call")
 		})
 	}
+	// torch.logcumsumexp(torch.tensor([1, 2]), 0) raises
+	// "logcumsumexp_out_cpu" not implemented for 'Long' (torch 2.15.0).
+	g := compile(t, "lcse.fx", "class GraphModule(torch.nn.Module):\n    def forward(self, i: \"i64[4]\"):\n"+
+		"        logcumsumexp: \"i64[4]\" = torch.ops.aten.logcumsumexp.default(i, 0)\n        return (logcumsumexp,)\n", defaultPipeline)
+	_, err := lowering.Lower(g, lowering.Options{Name: "g"})
+	var d *diag.Diagnostic
+	require.ErrorAs(t, err, &d)
+	assert.Equal(t, "dtype", d.Code)
+	assert.Equal(t, `"logcumsumexp_out_cpu" not implemented for 'Long'`, d.Message)
 	// A dim out of range never reaches lowering: fakeprop says what
 	// PyTorch says.
 	src := "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, 4]\"):\n        cumsum: \"f32[3, 4]\" = torch.ops.aten.cumsum.default(x, -3)\n        return (cumsum,)\n"
@@ -108,7 +117,7 @@ func TestVerifyScan(t *testing.T) {
 		}, "tmp1: scan in stage 0, which has 2 reduce ranges (want 1)"},
 		{"scan by argmax", func(p *lowering.Program) {
 			body(p)[1].Reduce = lowering.ReduceArgMax
-		}, "tmp1: scan by argmax (want sum, prod, max or min)"},
+		}, "tmp1: scan by argmax (want sum, prod, max, min or logaddexp)"},
 		{"scan value after its loop", func(p *lowering.Program) {
 			st := body(p)[2]
 			p.Kernels[0].Stages[0].Body = body(p)[:2]
@@ -180,6 +189,41 @@ func TestCumExtremum(t *testing.T) {
 			{negZero, 0, negZero}, {0, 1, 2}, {1, 3, 3}, {0, 1, 1}}
 		for i := range want {
 			assert.Equal(t, bits(want[i]), bits(got[i]), "output %d (fuse=%v): %v", i, fuse, got[i])
+		}
+	}
+}
+
+// TestLogCumSumExpSpecials: infinities, NaN and a spread exp underflows
+// on, as torch 2.15.0 prints torch.logcumsumexp(torch.tensor(v), 0):
+//
+//	[-inf, -inf, 0] -> [-inf, -inf, 0]     [inf, inf, 1] -> [inf, inf, inf]
+//	[1, nan, 2] -> [1, nan, nan]           [-1000, 0, -1000] -> [-1000, 0, 0]
+//	[0, 1, 2] -> [0, 1.31326162815094, 2.4076058864593506]
+func TestLogCumSumExpSpecials(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	src := `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[15]"):
+        view: "f32[5, 3]" = torch.ops.aten.view.default(x, [5, 3])
+        logcumsumexp: "f32[5, 3]" = torch.ops.aten.logcumsumexp.default(view, 1)
+        return (logcumsumexp,)
+`
+	in := []float64{-inf, -inf, 0, inf, inf, 1, 1, nan, 2, -1000, 0, -1000, 0, 1, 2}
+	want := []float64{-inf, -inf, 0, inf, inf, inf, 1, nan, nan, -1000, 0, 0, 0, 1.31326162815094, 2.4076058864593506}
+	for _, fuse := range []bool{false, true} {
+		o := checkOpts{fuse: fuse, override: func(_ string, tt *interp.Tensor) *interp.Tensor {
+			return interp.FromFloats(tt.DType, tt.Shape, in)
+		}}
+		runChecked(t, src, o) // against interp
+		_, p, inputs := lowerChecked(t, src, o)
+		e := newLoopEval(t, p, map[string]int64{}, inputs)
+		require.Empty(t, e.run(p))
+		got := e.gather(p.Outputs[0].Buffer, p.Outputs[0].Layout)
+		for i := range want {
+			if math.IsNaN(want[i]) {
+				assert.True(t, math.IsNaN(got[i]), "element %d: %v", i, got[i])
+				continue
+			}
+			assert.Equal(t, float32(want[i]), float32(got[i]), "element %d", i)
 		}
 	}
 }

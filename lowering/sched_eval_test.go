@@ -229,7 +229,7 @@ func reduceInit(op ReduceOp) float64 {
 	switch op {
 	case ReduceProd:
 		return 1
-	case ReduceMax:
+	case ReduceMax, ReduceLogAddExp:
 		return math.Inf(-1)
 	case ReduceMin:
 		return math.Inf(1)
@@ -245,6 +245,12 @@ func reduceStep(op ReduceOp, acc, x float64) float64 {
 		return math.Max(acc, x)
 	case ReduceMin:
 		return math.Min(acc, x)
+	case ReduceLogAddExp:
+		lo, hi := math.Min(acc, x), math.Max(acc, x)
+		if lo != hi || !math.IsInf(lo, 0) {
+			return math.Log1p(math.Exp(lo-hi)) + hi
+		}
+		return x
 	}
 	return acc + x
 }

@@ -16,8 +16,9 @@ import (
 //   - an Instr argument is defined earlier in the same stage, or in an
 //     earlier stage when that value is outer-level (its stage has no
 //     Reduce) or an OpReduce;
-//   - OpReduce appears only in stages with Reduce ranges; OpScan only in
-//     stages with one Reduce range, combining by sum, prod, max or min
+//   - OpReduce appears only in stages with Reduce ranges, never combining
+//     by logaddexp; OpScan only in stages with one Reduce range, combining
+//     by sum, prod, max, min or logaddexp
 //     (its value, like any in-loop value, is used only in its stage);
 //   - index expressions mention only x<i> for i < len(Outer), r<i> for i <
 //     len(stage.Reduce) (in r-stages only), the program's symbols, and
@@ -250,12 +251,15 @@ func (kc *kernelCheck) shape(si int, s *Stage, name tmpName, in *Instr) {
 		if len(s.Reduce) == 0 {
 			kc.errorf("%s: reduce in outer-level stage %d", name, si)
 		}
+		if in.Reduce == ReduceLogAddExp {
+			kc.errorf("%s: reduce by logaddexp, which only scans combine by", name)
+		}
 	case OpScan:
 		if len(s.Reduce) != 1 {
 			kc.errorf("%s: scan in stage %d, which has %d reduce ranges (want 1)", name, si, len(s.Reduce))
 		}
 		if !ScanOps[in.Reduce] {
-			kc.errorf("%s: scan by %s (want sum, prod, max or min)", name, in.Reduce)
+			kc.errorf("%s: scan by %s (want sum, prod, max, min or logaddexp)", name, in.Reduce)
 		}
 	case OpCheck:
 		kc.checkInstr(name, in)

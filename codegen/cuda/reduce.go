@@ -33,6 +33,8 @@ var reduceSpecs = map[lowering.ReduceOp]reduceSpec{
 	lowering.ReduceArgMin: {"", [4]string{posInfF, posInfD, maxI64, "true"}},
 	lowering.ReduceAny:    {"logical_or", [4]string{"0.0f", "0.0", "0LL", "false"}},
 	lowering.ReduceAll:    {"logical_and", [4]string{"1.0f", "1.0", "1LL", "true"}},
+	// logcumsumexp's scan (k_logaddexp: prelude_math.go); floats only
+	lowering.ReduceLogAddExp: {"logaddexp", [4]string{negInfF, negInfD, "", ""}},
 }
 
 func isArg(r lowering.ReduceOp) bool { return r == lowering.ReduceArgMax || r == lowering.ReduceArgMin }

@@ -14,11 +14,11 @@ import (
 )
 
 // TestScansEmulated runs the scan graphs (cumsum, cumprod, cummax,
-// cummin in every dtype rule; fused prologues and epilogues; a scan
+// cummin, logcumsumexp in every dtype rule; fused prologues and epilogues; a scan
 // recomputed in later stages) through CUDA codegen, emulated on the CPU,
 // against interp; the kernels compile to PTX where clang is installed.
 func TestScansEmulated(t *testing.T) {
-	files := []string{"lowering/scan.txtar", "lowering/scan_symbolic.txtar", "lowering/scan_extremum.txtar",
+	files := []string{"lowering/scan.txtar", "lowering/scan_symbolic.txtar", "lowering/scan_extremum.txtar", "lowering/scan_logcumsumexp.txtar",
 		"fusion/heldout_cumsum.txtar", "fusion/scan_cumsum_dim0.txtar", "fusion/scan_int_positions.txtar",
 		"fusion/scan_softmax.txtar", "fusion/scan_of_scan.txtar"}
 	for _, f := range files {

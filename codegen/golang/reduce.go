@@ -121,7 +121,7 @@ func identity(op lowering.ReduceOp, r regClass) string {
 		return goType(r) + "(0)"
 	case lowering.ReduceProd:
 		return goType(r) + "(1)"
-	case lowering.ReduceMax, lowering.ReduceArgMax:
+	case lowering.ReduceMax, lowering.ReduceArgMax, lowering.ReduceLogAddExp:
 		return inf[0]
 	case lowering.ReduceMin, lowering.ReduceArgMin:
 		return inf[1]
@@ -194,6 +194,12 @@ func (g *kernelGen) emitReduceUpdate(in *lowering.Instr) error {
 		g.c.line("%s = %s(%s, %s)", acc, fn, acc, x)
 	case lowering.ReduceArgMax, lowering.ReduceArgMin:
 		g.c.line("%s_v, %s = %s(%s_v, %s, %s, k)", acc, acc, argFns[in.Reduce][dtInfos[reduceArg(in)].reg], acc, acc, x)
+	case lowering.ReduceLogAddExp:
+		fn := map[regClass]string{regF32: "rt.LogAddExp32", regF64: "rt.LogAddExp64"}[d.reg]
+		if fn == "" {
+			return fmt.Errorf("logaddexp into %s is not supported", in.DType.Abbr())
+		}
+		g.c.line("%s = %s", acc, fmt.Sprintf(d.round, fn+"("+acc+", "+x+")"))
 	case lowering.ReduceAny:
 		g.c.line("%s = %s || %s", acc, acc, x)
 	case lowering.ReduceAll:
