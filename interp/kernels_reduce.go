@@ -567,11 +567,14 @@ func cumulative(product bool) kernel {
 			return oneT(out, err)
 		}
 		dt := out.DType
-		round := rounderFor(dt)
-		if dt != ir.F32 && dt.IsFloat() {
+		if dt == ir.Bool { // the meta function accepts it, the CPU kernel does not
+			return nil, fmt.Errorf("%q not implemented for 'Bool'", c.op.Schema.Name+"_out_cpu")
+		}
+		// ATen's CPU acc_type: the half types accumulate in float32,
+		// float32 and float64 in double.
+		round := func(x float64) float64 { return x }
+		if dt.IsReducedFloat() {
 			round = rounderFor(ir.F32)
-		} else if dt == ir.F32 {
-			round = func(x float64) float64 { return x } // CPU acc_type<float> is double
 		}
 		for start := int64(0); start < int64(len(offs)); start += n {
 			accF, accI := rt.B2F(product), rt.B2I(product)

@@ -295,9 +295,9 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 	}
 	acc := map[*lowering.Instr]float64{}
 	for _, in := range st.Body {
-		if in.Op == lowering.OpReduce {
+		if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
 			acc[in] = map[lowering.ReduceOp]float64{lowering.ReduceProd: 1, lowering.ReduceMax: math.Inf(-1),
-				lowering.ReduceMin: math.Inf(1)}[in.Reduce]
+				lowering.ReduceMin: math.Inf(1), lowering.ReduceLogAddExp: math.Inf(-1)}[in.Reduce]
 		}
 	}
 	for _, p := range points(e.sizes(st.Reduce)) {
@@ -305,28 +305,42 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 			vars[lowering.ReduceVar(i)] = v
 		}
 		for _, in := range st.Body {
-			if in.Op != lowering.OpReduce {
-				e.instr(in, vars, vals)
-				continue
-			}
-			x, a := vals[in.Args[0]], acc[in]
-			switch in.Reduce {
-			case lowering.ReduceSum:
-				acc[in] = a + x
-			case lowering.ReduceProd:
-				acc[in] = a * x
-			case lowering.ReduceMax:
-				acc[in] = evalFns["maximum"]([]float64{a, x})
-			case lowering.ReduceMin:
-				acc[in] = evalFns["minimum"]([]float64{a, x})
+			switch in.Op {
+			case lowering.OpReduce:
+				acc[in] = e.fold(in, acc[in], vals[in.Args[0]])
+			case lowering.OpScan:
+				// the running value, rounded at every step as codegen's
+				// accumulator register is
+				acc[in] = roundTo(in.DType, e.fold(in, acc[in], vals[in.Args[0]]))
+				vals[in] = acc[in]
 			default:
-				e.t.Fatalf("loopEval: reduce %s", in.Reduce)
+				e.instr(in, vars, vals)
 			}
 		}
 	}
 	for in, v := range acc {
-		vals[in] = roundTo(in.DType, v)
+		if in.Op == lowering.OpReduce {
+			vals[in] = roundTo(in.DType, v)
+		}
 	}
+}
+
+// fold combines x into a reduction's or a scan's running value a.
+func (e *loopEval) fold(in *lowering.Instr, a, x float64) float64 {
+	switch in.Reduce {
+	case lowering.ReduceSum:
+		return a + x
+	case lowering.ReduceProd:
+		return a * x
+	case lowering.ReduceMax:
+		return evalFns["maximum"]([]float64{a, x})
+	case lowering.ReduceMin:
+		return evalFns["minimum"]([]float64{a, x})
+	case lowering.ReduceLogAddExp:
+		return logAddExp(a, x)
+	}
+	e.t.Fatalf("loopEval: %s %s", in.Op, in.Reduce)
+	return 0
 }
 
 func (e *loopEval) instr(in *lowering.Instr, vars map[string]int64, vals map[*lowering.Instr]float64) {
@@ -393,7 +407,30 @@ func roundTo(dt ir.DType, v float64) float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0
 		}
-		return math.Trunc(v)
+		if dt.ItemSize() == 8 {
+			return math.Trunc(v) // float64 registers hold what int64 does
+		}
+		return float64(wrapInt(dt, int64(math.Trunc(v))))
+	}
+	return v
+}
+
+// wrapInt wraps v to the width of dt (narrower than 64 bits), as a
+// store of an int64 register does.
+func wrapInt(dt ir.DType, v int64) int64 {
+	switch dt {
+	case ir.I8:
+		return int64(int8(v))
+	case ir.U8:
+		return int64(uint8(v))
+	case ir.I16:
+		return int64(int16(v))
+	case ir.U16:
+		return int64(uint16(v))
+	case ir.I32:
+		return int64(int32(v))
+	case ir.U32:
+		return int64(uint32(v))
 	}
 	return v
 }
@@ -429,13 +466,28 @@ var evalFns = map[string]func(a []float64) float64{
 	"logical_and": func(a []float64) float64 { return b2f(a[0] != 0 && a[1] != 0) },
 	"where":       func(a []float64) float64 { return map[bool]float64{true: a[1], false: a[2]}[a[0] != 0] },
 	"rsqrt":       func(a []float64) float64 { return 1 / math.Sqrt(a[0]) }, "sqrt": func(a []float64) float64 { return math.Sqrt(a[0]) },
-	"reciprocal": func(a []float64) float64 { return 1 / a[0] },
-	"exp":        func(a []float64) float64 { return math.Exp(a[0]) },
-	"log":        func(a []float64) float64 { return math.Log(a[0]) },
-	"neg":        func(a []float64) float64 { return -a[0] },
-	"tanh":       func(a []float64) float64 { return math.Tanh(a[0]) },
-	"sigmoid":    func(a []float64) float64 { return 1 / (1 + math.Exp(-a[0])) },
-	"abs":        func(a []float64) float64 { return math.Abs(a[0]) },
-	"pow":        func(a []float64) float64 { return math.Pow(a[0], a[1]) },
-	"logical_or": func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"reciprocal":  func(a []float64) float64 { return 1 / a[0] },
+	"exp":         func(a []float64) float64 { return math.Exp(a[0]) },
+	"log":         func(a []float64) float64 { return math.Log(a[0]) },
+	"neg":         func(a []float64) float64 { return -a[0] },
+	"tanh":        func(a []float64) float64 { return math.Tanh(a[0]) },
+	"sigmoid":     func(a []float64) float64 { return 1 / (1 + math.Exp(-a[0])) },
+	"abs":         func(a []float64) float64 { return math.Abs(a[0]) },
+	"pow":         func(a []float64) float64 { return math.Pow(a[0], a[1]) },
+	"logical_or":  func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"signbit":     func(a []float64) float64 { return b2f(math.Signbit(a[0])) },
+	"rshift":      func(a []float64) float64 { return float64(int64(a[0]) >> uint(a[1])) },
+	"bitwise_and": func(a []float64) float64 { return float64(int64(a[0]) & int64(a[1])) },
+}
+
+// logAddExp is ATen's _log_add_exp_helper(x, acc), in float64.
+func logAddExp(acc, x float64) float64 {
+	if math.IsNaN(acc) || math.IsNaN(x) {
+		return math.NaN()
+	}
+	lo, hi := math.Min(acc, x), math.Max(acc, x)
+	if lo != hi || !math.IsInf(lo, 0) {
+		return math.Log1p(math.Exp(lo-hi)) + hi
+	}
+	return x
 }

@@ -18,7 +18,7 @@ import (
 // stages are "max over r", "sum of exp over r", "store exp/sum over r", the
 // way Inductor's looped reductions read. A Reduce instruction's value is
 // available to every later stage; any other value of an r-stage lives only
-// inside that stage's loop.
+// inside that stage's loop, an OpScan's (a cumsum's running total) too.
 
 // OuterVar and ReduceVar name loop variables in index expressions.
 func OuterVar(i int) string  { return "x" + itoa(i) }
@@ -183,10 +183,20 @@ const (
 	// is a root that dead-code removal keeps, and it precedes the accesses
 	// that use the index, so a bad index never reaches memory.
 	OpCheck
+	// OpScan folds Args[0] into a running value with Reduce (sum, prod,
+	// max, min) like OpReduce, but its value is the running result
+	// including the current element, and it lives only inside its stage's
+	// loop: a store in the same stage writes every prefix (cumsum,
+	// cumprod). Its stage has one reduce range, the scanned dim, walked
+	// in order: codegen never splits it across lanes or threads. The
+	// scheduler may recompute it in a later stage over the same range
+	// (softmax of a cumsum), where it restarts and walks the range again.
+	// Printed "tmp3 = scan sum(tmp2) : f64".
+	OpScan
 )
 
 func (o Opcode) String() string {
-	return [...]string{"load", "store", "const", "index", "call", "cast", "bitcast", "reduce", "check"}[o]
+	return [...]string{"load", "store", "const", "index", "call", "cast", "bitcast", "reduce", "check", "scan"}[o]
 }
 
 // Instr is one scalar operation. Values have a DType; codegen keeps f16,
@@ -197,7 +207,7 @@ type Instr struct {
 	ID     int // unique in the kernel; prints as tmp<ID>
 	Op     Opcode
 	DType  ir.DType
-	Reduce ReduceOp // OpReduce (beside the other one-byte fields: 112 bytes an instruction, not 128)
+	Reduce ReduceOp // OpReduce, OpScan (beside the other one-byte fields: 112 bytes an instruction, not 128)
 	Args   []*Instr
 	Access *Access  // OpLoad, OpStore
 	Imm    Scalar   // OpConst
@@ -273,11 +283,18 @@ const (
 	ReduceArgMin
 	ReduceAny // bool
 	ReduceAll
+	// ReduceLogAddExp is log(exp(acc) + exp(x)) as ATen's
+	// _log_add_exp_helper computes it (max + log1p(exp(min - max)); two
+	// equal infinities stay as they are): scans only (logcumsumexp).
+	ReduceLogAddExp
 )
 
 func (r ReduceOp) String() string {
-	return [...]string{"sum", "prod", "max", "min", "argmax", "argmin", "any", "all"}[r]
+	return [...]string{"sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "logaddexp"}[r]
 }
+
+// ScanOps are the combining functions an OpScan may use.
+var ScanOps = map[ReduceOp]bool{ReduceSum: true, ReduceProd: true, ReduceMax: true, ReduceMin: true, ReduceLogAddExp: true}
 
 // Fns are the scalar functions OpCall may name, with their arity. Semantics
 // are PyTorch's for the instruction's DType: maximum/minimum propagate NaN,

@@ -211,12 +211,13 @@ func (in *Instr) write(b *strings.Builder) {
 	case OpIndex:
 		b.WriteString("index ")
 		b.WriteString(in.Expr.String())
-	default: // call, reduce, cast, bitcast
+	default: // call, reduce, scan, cast, bitcast
 		switch in.Op {
 		case OpCall:
 			b.WriteString(in.Fn)
-		case OpReduce:
-			b.WriteString("reduce ")
+		case OpReduce, OpScan:
+			b.WriteString(in.Op.String())
+			b.WriteByte(' ')
 			b.WriteString(in.Reduce.String())
 		default:
 			b.WriteString(in.Op.String())

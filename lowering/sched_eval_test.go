@@ -197,24 +197,31 @@ func (e *schedEval) stage(st *Stage, vals map[*Instr]float64) {
 	}
 	acc := map[*Instr]float64{}
 	for _, in := range st.Body {
-		if in.Op == OpReduce {
+		if in.Op == OpReduce || in.Op == OpScan {
 			acc[in] = reduceInit(in.Reduce)
 		}
 	}
+	// The reduce loop runs in order: a scan's prefixes depend on it.
 	forEachPoint(sizes, false, func(p []int64) {
 		for i, v := range p {
 			e.env[ReduceVar(i)] = v
 		}
 		for _, in := range st.Body {
-			if in.Op == OpReduce {
+			switch in.Op {
+			case OpReduce:
 				acc[in] = reduceStep(in.Reduce, acc[in], vals[in.Args[0]])
-				continue
+			case OpScan: // the running value, visible to the rest of the step
+				acc[in] = reduceStep(in.Reduce, acc[in], vals[in.Args[0]])
+				vals[in] = acc[in]
+			default:
+				e.instr(in, vals)
 			}
-			e.instr(in, vals)
 		}
 	})
 	for in, v := range acc {
-		vals[in] = v
+		if in.Op == OpReduce {
+			vals[in] = v
+		}
 	}
 }
 
@@ -222,7 +229,7 @@ func reduceInit(op ReduceOp) float64 {
 	switch op {
 	case ReduceProd:
 		return 1
-	case ReduceMax:
+	case ReduceMax, ReduceLogAddExp:
 		return math.Inf(-1)
 	case ReduceMin:
 		return math.Inf(1)
@@ -238,6 +245,12 @@ func reduceStep(op ReduceOp, acc, x float64) float64 {
 		return math.Max(acc, x)
 	case ReduceMin:
 		return math.Min(acc, x)
+	case ReduceLogAddExp:
+		lo, hi := math.Min(acc, x), math.Max(acc, x)
+		if lo != hi || !math.IsInf(lo, 0) {
+			return math.Log1p(math.Exp(lo-hi)) + hi
+		}
+		return x
 	}
 	return acc + x
 }
@@ -259,6 +272,10 @@ var schedFns = map[string]func(a []float64) float64{
 	"gt": func(a []float64) float64 { return b2f(a[0] > a[1]) }, "ge": func(a []float64) float64 { return b2f(a[0] >= a[1]) },
 	"logical_and": func(a []float64) float64 { return b2f(a[0] != 0 && a[1] != 0) },
 	"logical_or":  func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"isnan":       func(a []float64) float64 { return b2f(math.IsNaN(a[0])) },
+	"signbit":     func(a []float64) float64 { return b2f(math.Signbit(a[0])) },
+	"rshift":      func(a []float64) float64 { return float64(int64(a[0]) >> uint(a[1])) },
+	"bitwise_and": func(a []float64) float64 { return float64(int64(a[0]) & int64(a[1])) },
 	"where": func(a []float64) float64 {
 		if a[0] != 0 {
 			return a[1]

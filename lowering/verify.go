@@ -16,7 +16,10 @@ import (
 //   - an Instr argument is defined earlier in the same stage, or in an
 //     earlier stage when that value is outer-level (its stage has no
 //     Reduce) or an OpReduce;
-//   - OpReduce appears only in stages with Reduce ranges;
+//   - OpReduce appears only in stages with Reduce ranges, never combining
+//     by logaddexp; OpScan only in stages with one Reduce range, combining
+//     by sum, prod, max, min or logaddexp
+//     (its value, like any in-loop value, is used only in its stage);
 //   - index expressions mention only x<i> for i < len(Outer), r<i> for i <
 //     len(stage.Reduce) (in r-stages only), the program's symbols, and
 //     for an Access with Indirect, the tmps it lists;
@@ -216,7 +219,7 @@ func (kc *kernelCheck) arg(si int, name tmpName, a *Instr) {
 }
 
 // arity lists the argument counts of the opcodes other than OpCall.
-var arity = map[Opcode]int{OpLoad: 0, OpStore: 1, OpConst: 0, OpIndex: 0, OpCast: 1, OpBitcast: 1, OpReduce: 1, OpCheck: 1}
+var arity = map[Opcode]int{OpLoad: 0, OpStore: 1, OpConst: 0, OpIndex: 0, OpCast: 1, OpBitcast: 1, OpReduce: 1, OpCheck: 1, OpScan: 1}
 
 // shape checks an instruction's opcode-specific form.
 func (kc *kernelCheck) shape(si int, s *Stage, name tmpName, in *Instr) {
@@ -247,6 +250,16 @@ func (kc *kernelCheck) shape(si int, s *Stage, name tmpName, in *Instr) {
 	case OpReduce:
 		if len(s.Reduce) == 0 {
 			kc.errorf("%s: reduce in outer-level stage %d", name, si)
+		}
+		if in.Reduce == ReduceLogAddExp {
+			kc.errorf("%s: reduce by logaddexp, which only scans combine by", name)
+		}
+	case OpScan:
+		if len(s.Reduce) != 1 {
+			kc.errorf("%s: scan in stage %d, which has %d reduce ranges (want 1)", name, si, len(s.Reduce))
+		}
+		if !ScanOps[in.Reduce] {
+			kc.errorf("%s: scan by %s (want sum, prod, max, min or logaddexp)", name, in.Reduce)
 		}
 	case OpCheck:
 		kc.checkInstr(name, in)

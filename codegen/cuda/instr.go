@@ -14,7 +14,7 @@ func (g *kgen) instr(s *lowering.Stage, in *lowering.Instr) error {
 	if in.Op == lowering.OpStore {
 		return g.store(in)
 	}
-	if in.Op == lowering.OpReduce {
+	if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
 		return g.combine(s, in)
 	}
 	if in.Op == lowering.OpCheck {

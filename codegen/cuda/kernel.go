@@ -165,11 +165,13 @@ func (g *kgen) body() error {
 }
 
 // declareCarried declares, at thread scope, the values that outlive their
-// stage: reduce accumulators and outer-level values later stages read.
+// stage: reduce and scan accumulators and outer-level values later stages
+// read.
 func (g *kgen) declareCarried() error {
 	for _, s := range g.k.Stages {
 		for _, in := range s.Body {
-			if in.Op != lowering.OpReduce && !g.cross[in] {
+			acc := in.Op == lowering.OpReduce || in.Op == lowering.OpScan
+			if !acc && !g.cross[in] {
 				continue
 			}
 			d, err := info(in.DType)
@@ -177,7 +179,7 @@ func (g *kgen) declareCarried() error {
 				return err
 			}
 			name := "tmp" + itoa(in.ID)
-			if in.Op != lowering.OpReduce {
+			if !acc {
 				name += "_x"
 			} else if isArg(in.Reduce) {
 				a, err := info(in.Args[0].DType)
@@ -211,7 +213,7 @@ func (g *kgen) lane(name string) string {
 func (g *kgen) ref(in *lowering.Instr) string {
 	name := "tmp" + itoa(in.ID)
 	switch {
-	case in.Op == lowering.OpReduce:
+	case in.Op == lowering.OpReduce || in.Op == lowering.OpScan:
 		return g.lane(name)
 	case g.stage[in] != g.cur && g.cross[in]:
 		return g.lane(name + "_x")
@@ -226,6 +228,12 @@ func (g *kgen) emitStage(i int, s *lowering.Stage) error {
 	} else {
 		e.line("// stage %d: sequential loop over %s (a simplification: Inductor splits a reduction", i, rangesText(s.Reduce))
 		e.line("// across a warp with shuffles or a block with shared memory)")
+		if hasScan(s) {
+			// One thread per outer point walks the scanned dim in order: correct
+			// and simple, not fast for long rows (Inductor's Triton scans with
+			// tl.associative_scan across a block).
+			e.line("// a scan: this thread walks the range in order, each prefix stored as it is reached")
+		}
 		if err := g.initAccumulators(s); err != nil {
 			return err
 		}

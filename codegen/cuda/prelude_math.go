@@ -154,6 +154,14 @@ KD bool k_maximum(bool a, bool b) { return a || b; }
 KD bool k_minimum(bool a, bool b) { return a && b; }
 KILN_F2(fmax, a != a ? b : b != b ? a : (a > b ? a : b)) KILN_I2(fmax, a > b ? a : b)
 KILN_F2(fmin, a != a ? b : b != b ? a : (a < b ? a : b)) KILN_I2(fmin, a < b ? a : b)
+// ATen's _log_add_exp_helper(b, a): a logcumsumexp scan folding b into a.
+template <class T> KD T k_logaddexp_f(T a, T b) {
+  T lo = (a != a || b != b) ? (a != a ? a : b) : (a < b ? a : b);
+  T hi = (a != a || b != b) ? lo : (a > b ? a : b);
+  if (lo != hi || lo - lo == lo - lo) return km_log1p(km_exp(lo - hi)) + hi;
+  return b;
+}
+KILN_F2(logaddexp, k_logaddexp_f<T>(a, b))
 KILN_F2(atan2, km_atan2(a, b))
 KILN_F2(hypot, km_hypot(a, b))
 KILN_F2(copysign, km_copysign(a, b))

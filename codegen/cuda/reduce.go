@@ -33,6 +33,8 @@ var reduceSpecs = map[lowering.ReduceOp]reduceSpec{
 	lowering.ReduceArgMin: {"", [4]string{posInfF, posInfD, maxI64, "true"}},
 	lowering.ReduceAny:    {"logical_or", [4]string{"0.0f", "0.0", "0LL", "false"}},
 	lowering.ReduceAll:    {"logical_and", [4]string{"1.0f", "1.0", "1LL", "true"}},
+	// logcumsumexp's scan (k_logaddexp: prelude_math.go); floats only
+	lowering.ReduceLogAddExp: {"logaddexp", [4]string{negInfF, negInfD, "", ""}},
 }
 
 func isArg(r lowering.ReduceOp) bool { return r == lowering.ReduceArgMax || r == lowering.ReduceArgMin }
@@ -40,7 +42,7 @@ func isArg(r lowering.ReduceOp) bool { return r == lowering.ReduceArgMax || r ==
 // initAccumulators sets a stage's accumulators to their identities.
 func (g *kgen) initAccumulators(s *lowering.Stage) error {
 	for _, in := range s.Body {
-		if in.Op != lowering.OpReduce {
+		if in.Op != lowering.OpReduce && in.Op != lowering.OpScan {
 			continue
 		}
 		spec, ok := reduceSpecs[in.Reduce]
@@ -162,4 +164,14 @@ func FnDefinedOn(name string, dt ir.DType) bool {
 func HasReduce(op lowering.ReduceOp) bool {
 	_, ok := reduceSpecs[op]
 	return ok
+}
+
+// hasScan reports whether stage s holds an OpScan.
+func hasScan(s *lowering.Stage) bool {
+	for _, in := range s.Body {
+		if in.Op == lowering.OpScan {
+			return true
+		}
+	}
+	return false
 }

@@ -542,8 +542,8 @@ func arg(in *lowering.Instr, i int, dt ir.DType) (string, error) {
 }
 
 func (g *kernelGen) emitInstr(in *lowering.Instr, access accessFn) error {
-	if in.Op == lowering.OpReduce {
-		return g.emitReduceUpdate(in)
+	if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
+		return g.emitReduceUpdate(in) // a scan's users read the running value
 	}
 	if g.peep.folded[in] {
 		return nil // computed by its one user (peephole.go)

@@ -55,11 +55,14 @@ func (g *kernelGen) emitReduction() error {
 // emitReduceStage declares the stage's accumulators and loops over its
 // reduction ranges. An accumulator is held in its dtype's register and
 // rounded into the dtype at every step (lowering asks for f32 to
-// accumulate half types).
+// accumulate half types). A scan's accumulator is the same register, read
+// by the instructions after it in the loop: the scalar loop runs the range
+// in order, and every lane path refuses a scan (simdRejectInstr), so no
+// path splits or reorders it.
 func (g *kernelGen) emitReduceStage(s *lowering.Stage) error {
 	var reds []*lowering.Instr
 	for _, in := range s.Body {
-		if in.Op == lowering.OpReduce {
+		if in.Op == lowering.OpReduce || in.Op == lowering.OpScan {
 			reds = append(reds, in)
 			if err := g.declareAcc(in); err != nil {
 				return fmt.Errorf("tmp%d: %w", in.ID, err)
@@ -118,7 +121,7 @@ func identity(op lowering.ReduceOp, r regClass) string {
 		return goType(r) + "(0)"
 	case lowering.ReduceProd:
 		return goType(r) + "(1)"
-	case lowering.ReduceMax, lowering.ReduceArgMax:
+	case lowering.ReduceMax, lowering.ReduceArgMax, lowering.ReduceLogAddExp:
 		return inf[0]
 	case lowering.ReduceMin, lowering.ReduceArgMin:
 		return inf[1]
@@ -191,6 +194,12 @@ func (g *kernelGen) emitReduceUpdate(in *lowering.Instr) error {
 		g.c.line("%s = %s(%s, %s)", acc, fn, acc, x)
 	case lowering.ReduceArgMax, lowering.ReduceArgMin:
 		g.c.line("%s_v, %s = %s(%s_v, %s, %s, k)", acc, acc, argFns[in.Reduce][dtInfos[reduceArg(in)].reg], acc, acc, x)
+	case lowering.ReduceLogAddExp:
+		fn := map[regClass]string{regF32: "rt.LogAddExp32", regF64: "rt.LogAddExp64"}[d.reg]
+		if fn == "" {
+			return fmt.Errorf("logaddexp into %s is not supported", in.DType.Abbr())
+		}
+		g.c.line("%s = %s", acc, fmt.Sprintf(d.round, fn+"("+acc+", "+x+")"))
 	case lowering.ReduceAny:
 		g.c.line("%s = %s || %s", acc, acc, x)
 	case lowering.ReduceAll:

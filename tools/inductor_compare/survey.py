@@ -111,6 +111,10 @@ PROGRAMS = [
     ("masked_fill(x * 2, m, 0)", lambda x, m: (x * 2).masked_fill(m, 0.0), [(6, 7), mask(6, 7)]),
     ("where(x > 0, x, y * 2)", lambda x, y: torch.where(x > 0, x, y * 2), [(6, 7), (6, 7)]),
     ("cumsum(x * 2, 1)", lambda x: torch.cumsum(x * 2, 1), [(6, 7)]),
+    ("cumsum(exp(x), 0), 3-d", lambda x: torch.cumsum(x.exp(), 0), [(4, 5, 6)]),
+    ("cumsum(x * 2, -1), 3-d", lambda x: torch.cumsum(x * 2, -1), [(4, 5, 6)]),
+    ("cumprod(sigmoid(x) + 0.5, 1)", lambda x: torch.cumprod(x.sigmoid() + 0.5, 1), [(6, 7)]),
+    ("positions: m.cumsum(1) * m - 1, int mask", lambda m: m.cumsum(1) * m - 1, [index(2, 6, 7)]),
     ("x - x.mean(1, keepdim=True)", lambda x: x - x.mean(1, keepdim=True), [(4, 5, 6)]),
     ("x.sum(0), x.sum(1)", lambda x: (x.sum(0), x.sum(1)), [(8, 6)]),
     ("cat([sin(x), y * 2], 1)", cat_pointwise, [(4, 5), (4, 3)]),
@@ -186,8 +190,6 @@ NOTES = {
     "group_norm(2 groups), NCHW": "Inductor's one function holds 8 loop nests; kiln's 2 kernels: the statistics "
                                   "per (sample, group), then the normalization per channel (one kernel would need the channel loop split "
                                   "into (group, channel in group) to match the statistics' space)",
-    "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
-                        "an extern)",
 }
 
 
