@@ -86,13 +86,13 @@ func (ix *accessIndex) recomputeRefusal(prod, k *Kernel) string {
 
 // noteRecompute records that prod was inlined into k, for k's budget.
 func (ix *accessIndex) noteRecompute(prod, k *Kernel) {
-	if withinRatio(prod, k) {
-		return
+	cost, _ := recomputeCost(prod)
+	if cost == 0 || withinRatio(prod, k) {
+		return // most inlined producers: plain arithmetic
 	}
 	if ix.recomputed == nil {
 		ix.recomputed = map[*Kernel]int{}
 	}
-	cost, _ := recomputeCost(prod)
 	ix.recomputed[k] += cost
 }
 
