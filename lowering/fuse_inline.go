@@ -360,6 +360,9 @@ func namedIndirect(k *Kernel, ld *Instr) bool {
 // the element the producer stores in the same iteration, so fusion can
 // join them; any other read (a broadcast, a view, a diagonal) inlines.
 func fusableAt(prod, k *Kernel, s *Stage, store, ld *Instr) bool {
+	if len(s.Reduce) == 0 && slices.EqualFunc(prod.Outer, k.Outer, sym.Equal) && sym.Equal(store.Access.Index, ld.Access.Index) {
+		return true // the identity order, first of the reorderings: most loads, found without building maps
+	}
 	pv, psz, pz := liveVars(prod.Outer, nil)
 	cv, csz, cz := liveVars(k.Outer, s.Reduce)
 	st, at := store.Access.Index.Subst(pz), ld.Access.Index.Subst(cz)

@@ -2,6 +2,7 @@ package ops
 
 import (
 	_ "embed"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,9 @@ type ptIndex struct {
 	lines   map[string]ptLine   // "aten::add.Tensor" -> its line
 	packets map[string][]string // "aten::add" -> its overloads, sorted
 	hops    map[string]bool     // higher-order ops, by bare name
+	// inplaceView are the overloads tagged inplace_view: they change
+	// self's sizes, strides or storage in place (transpose_, resize_).
+	inplaceView map[string]bool
 
 	mu  sync.Mutex
 	ops map[string]*Op // materialized entries
@@ -40,7 +44,8 @@ func pytorchIndex() *ptIndex {
 }
 
 func buildPTIndex(src string) *ptIndex {
-	ix := &ptIndex{lines: map[string]ptLine{}, packets: map[string][]string{}, hops: map[string]bool{}, ops: map[string]*Op{}}
+	ix := &ptIndex{lines: map[string]ptLine{}, packets: map[string][]string{}, hops: map[string]bool{}, ops: map[string]*Op{},
+		inplaceView: map[string]bool{}}
 	for _, line := range strings.Split(src, "\n") {
 		switch {
 		case line == "":
@@ -57,6 +62,9 @@ func buildPTIndex(src string) *ptIndex {
 		schema, tags, _ := strings.Cut(line, "\t")
 		qual := schemaQualName(schema)
 		ix.lines[qual] = ptLine{schema: schema, tags: tags}
+		if slices.Contains(strings.Split(tags, ","), "inplace_view") {
+			ix.inplaceView[qual] = true
+		}
 		packet, _, _ := strings.Cut(qual, ".")
 		ix.packets[packet] = append(ix.packets[packet], qual)
 	}
@@ -75,6 +83,11 @@ func schemaQualName(schema string) string {
 	}
 	return head
 }
+
+// IsInplaceView reports whether PyTorch tags op inplace_view: it gives
+// its self new metadata in place (sizes, strides, storage), as
+// transpose_, unsqueeze_, as_strided_ and resize_ do.
+func (o *Op) IsInplaceView() bool { return o != nil && pytorchIndex().inplaceView[o.QualifiedName()] }
 
 // PyTorchVersion is the version of the PyTorch whose schemas kiln embeds.
 func PyTorchVersion() string { return pytorchIndex().version }

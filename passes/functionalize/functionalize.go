@@ -90,7 +90,7 @@ type fn struct {
 	// that their users are re-typed too.
 	changed []bool
 	// inplaceViewSelf marks values an in-place op re-shapes (transpose_,
-	// resize_: changesSelfMetadata): fakeprop leaves them with their final
+	// resize_: PyTorch's inplace_view tag): fakeprop leaves them with their final
 	// metadata, so their defining node is re-typed (an input takes its
 	// annotation back) to recover the metadata before it.
 	inplaceViewSelf []bool
@@ -102,21 +102,11 @@ func newFn(ctx *passes.Context, g *ir.Graph) *fn {
 	f := &fn{ctx: ctx, g: g, b: build.NewBuilder(g), aliases: make([]*alias, nv),
 		changed: make([]bool, nv), inplaceViewSelf: make([]bool, nv)}
 	for _, n := range g.Nodes {
-		if op, ok := n.Op.(*ops.Op); ok && changesSelfMetadata(op) && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
+		if op, ok := n.Op.(*ops.Op); ok && op.IsInplaceView() && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
 			f.inplaceViewSelf[n.Args[0].Value.ID] = true
 		}
 	}
 	return f
-}
-
-// changesSelfMetadata: op gives its self new sizes or strides in place:
-// an in-place view (transpose_, unsqueeze_) or a resize (resize_,
-// resize_as_, which are casts with storage of their own).
-func changesSelfMetadata(op *ops.Op) bool {
-	if op == nil || !op.IsInplace() {
-		return false
-	}
-	return op.Kind == ops.KindView || op.Functional == "aten::resize.default" || op.Functional == "aten::resize_as.default"
 }
 
 func (f *fn) run() error {
