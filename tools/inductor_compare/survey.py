@@ -149,6 +149,7 @@ PROGRAMS = [
     ("gelu(x) + gelu(y).t()", lambda x, y: F.gelu(x) + F.gelu(y).t(), [(6, 7), (7, 6)]),
     ("softmax(x, 1).sum(2), 3-d", lambda x: torch.softmax(x, 1).sum(2), [(4, 5, 6)]),
     ("x.sum(2).amax(1), 3-d", lambda x: x.sum(2).amax(1), [(4, 5, 6)]),
+    ("x.sum(2).amax(1), 3-d, sum over 8", lambda x: x.sum(2).amax(1), [(4, 5, 8)]),
     ("where(a > 0, exp(b), c * 2) + sin(d)", lambda a, b, c, d: torch.where(a > 0, b.exp(), c * 2) + d.sin(),
      [(6, 7), (6, 7), (6, 7), (6, 7)]),
     ("x + relu(y) + sigmoid(z)", lambda x, y, z: x + y.relu() + z.sigmoid(), [(6, 7), (6, 7), (6, 7)]),
@@ -176,25 +177,28 @@ PROGRAMS = [
      [(10, 7), index(10, 3, 4), (7,), (7,)]),
 ]
 
-# Why kiln is above Inductor where it still is (or cannot compile), by
-# graph name. "Nests": Inductor's one C++ function holds several loop
-# nests, each a pass over memory; a kiln kernel is one loop nest.
+# Why kiln is above Inductor where it still is (or cannot compile), and
+# where the counts differ in kind, by graph name. Inductor's one C++
+# function may hold several fused kernels, each a pass over memory; a kiln
+# kernel is one.
 NOTES = {
-    "x.sum(0), x.sum(1)": "two loop nests on both sides (Inductor puts both in one function); "
+    "x.sum(0), x.sum(1)": "two fused kernels on both sides (Inductor writes both into one function); "
                           "outer spaces [6] and [8] differ, no single nest computes both",
-    "cat([sin(x), y * 2], 1)": "two loop nests on both sides: each input is written into its slice by the kernel "
+    "cat([sin(x), y * 2], 1)": "two fused kernels on both sides: each input is written into its slice by the kernel "
                                "that computes it",
-    "stack([x, y]).sum(0)": "three loop nests on both sides: each input is written into its slice of the "
+    "stack([x, y]).sum(0)": "three fused kernels on both sides: each input is written into its slice of the "
                             "stacked buffer, then the sum reads it",
-    "softmax(x, 1).sum(2), 3-d": "two loop nests on both sides: the sum over dim 2 reads the softmax over dim 1",
-    "x.sum(2).amax(1), 3-d": "Inductor nests the sum inside the amax's loop (one nest); kiln's stages hold one "
-                             "reduction level, so the sum is a kernel of its own",
-    "batch_norm inference, NCHW": "kiln computes 1/sqrt(var + eps) per channel in a kernel of its own: inlining it "
-                                  "would repeat a sqrt per element, over 8 times the producer's space "
-                                  "(maxInlineRatio, lowering/fuse_inline.go); Inductor recomputes it per element",
-    "group_norm(2 groups), NCHW": "Inductor's one function holds 8 loop nests; kiln's 2 kernels: the statistics "
-                                  "per (sample, group), then the normalization per channel (one kernel would need the channel loop split "
-                                  "into (group, channel in group) to match the statistics' space)",
+    "softmax(x, 1).sum(2), 3-d": "two fused kernels on both sides: the sum over dim 2 reads the softmax over dim 1",
+    "x.sum(2).amax(1), 3-d": "Inductor unrolls a reduction of fewer than 8 elements into pointwise adds "
+                             "(config.unroll_reductions_threshold, ir.py Reduction.create) and inlines it into the "
+                             "amax; over 8 elements it has 2 fused kernels, as kiln (next row). kiln's stages hold "
+                             "one reduction level, so the sum is a kernel of its own",
+    "batch_norm inference, NCHW": "1/sqrt(var + eps) recomputed per element, as Inductor does (a sqrt and a "
+                                  "reciprocal fit kiln's recompute budget, lowering/fuse_recompute.go); was 2 kernels",
+    "group_norm(2 groups), NCHW": "kiln: one kernel (weight and bias apply in the grouped space, "
+                                  "passes/decompose/rules_group_norm.go, so the normalization is an r-stage of the "
+                                  "statistics' kernel); Inductor: statistics (outer-loop fused), per-channel scale and "
+                                  "shift, normalization",
     "cumsum(x * 2, 1)": "kiln fails: no lowering for cumsum (a scan; Inductor's CPU backend calls aten.cumsum, "
                         "an extern)",
 }
