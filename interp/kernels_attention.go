@@ -58,6 +58,13 @@ func sdpa(q, k, v, mask *Tensor, causal bool, scale float64, hasScale bool) (out
 		for _, x := range row {
 			m = math.Max(m, x)
 		}
+		if math.IsInf(m, -1) {
+			// A fully masked row attends to nothing: zeros, and a
+			// log-sum-exp of 0, as eager's CPU flash kernel returns
+			// (torch 2.15; the math path's _safe_softmax gives the zeros).
+			clear(row)
+			continue
+		}
 		for _, x := range row {
 			sum += math.Exp(x - m)
 		}
@@ -138,6 +145,8 @@ func kSDPA(c *call) ([]any, error) {
 	switch c.op.Schema.Name {
 	case "_scaled_dot_product_efficient_attention":
 		return []any{out, lse, empty(), empty()}, nil
+	case "_scaled_dot_product_flash_attention_for_cpu":
+		return []any{out, lse}, nil
 	case "_scaled_dot_product_flash_attention":
 		L, S := q.Shape[q.Dim()-2], k.Shape[k.Dim()-2]
 		return []any{out, lse, empty(), empty(), L, S, empty(), empty(), empty()}, nil
@@ -290,7 +299,8 @@ func sourceIndex(dst, in, out int64, scaleFactor float64, align bool) (int64, in
 }
 
 func init() {
-	register(kSDPA, "scaled_dot_product_attention", "_scaled_dot_product_efficient_attention", "_scaled_dot_product_flash_attention")
+	register(kSDPA, "scaled_dot_product_attention", "_scaled_dot_product_efficient_attention", "_scaled_dot_product_flash_attention",
+		"_scaled_dot_product_flash_attention_for_cpu")
 	register(kUnique, "_unique", "_unique2", "unique_consecutive")
 	register(kUpsampleBilinear2d, "upsample_bilinear2d", "upsample_bilinear2d.vec")
 }

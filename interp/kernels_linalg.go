@@ -12,7 +12,8 @@ func init() {
 }
 
 // kLogSigmoidForward is (log σ(x), exp(-|x|)): the CPU kernel keeps the
-// exponential for the backward.
+// exponential for the backward; on CUDA and XPU the buffer is empty, as
+// the decomposition fake tensors run makes it (torch/_decomp).
 func kLogSigmoidForward(c *call) ([]any, error) {
 	self, err := c.tensor("self")
 	if err != nil {
@@ -28,5 +29,9 @@ func kLogSigmoidForward(c *call) ([]any, error) {
 		buf[i] = e
 		out[i] = math.Min(v, 0) - math.Log1p(e)
 	}
-	return []any{FromFloatsOn(self.DType, self.Shape, out, self.Device()), FromFloatsOn(self.DType, self.Shape, buf, self.Device())}, nil
+	dev := self.Device()
+	if dev.Type == "cuda" || dev.Type == "xpu" {
+		return []any{FromFloatsOn(self.DType, self.Shape, out, dev), FromFloatsOn(self.DType, []int64{0}, nil, dev)}, nil
+	}
+	return []any{FromFloatsOn(self.DType, self.Shape, out, dev), FromFloatsOn(self.DType, self.Shape, buf, dev)}, nil
 }

@@ -18,6 +18,57 @@ func remapRules() map[string]rule {
 		"roll": lowerRoll,
 		"tril": lowerTri(false),
 		"triu": lowerTri(true),
+		// Inductor decomposes these into _unsafe_index chains over arange
+		// indices (torch/_decomp _reflection_or_replication_pad); the
+		// integer index is the same, so kiln remaps directly.
+		"reflection_pad1d":  lowerPadRemap(reflectAt),
+		"reflection_pad2d":  lowerPadRemap(reflectAt),
+		"reflection_pad3d":  lowerPadRemap(reflectAt),
+		"replication_pad1d": lowerPadRemap(replicateAt),
+		"replication_pad2d": lowerPadRemap(replicateAt),
+		"replication_pad3d": lowerPadRemap(replicateAt),
+	}
+}
+
+// reflectAt is the decomposition's middle-1 - |middle-1 - |pos||: pos
+// mirrored at both edges without repeating them.
+func reflectAt(pos, middle sym.Expr) sym.Expr {
+	last := sym.Sub(middle, sym.Const(1))
+	abs := func(v sym.Expr) sym.Expr { return sym.Max(v, sym.Neg(v)) }
+	return sym.Sub(last, abs(sym.Sub(last, abs(pos))))
+}
+
+// replicateAt is the decomposition's clamp(pos, 0, middle-1).
+func replicateAt(pos, middle sym.Expr) sym.Expr {
+	return sym.Max(sym.Const(0), sym.Min(pos, sym.Sub(middle, sym.Const(1))))
+}
+
+// lowerPadRemap reads self at the reflected or replicated position along
+// each padded dim (the last len(padding)/2, the last dim first in
+// padding), pos = x_d - left: one pointwise kernel, as Inductor's
+// _unsafe_index over those indices becomes. The meta rule has checked the
+// padding against the sizes.
+func lowerPadRemap(at func(pos, middle sym.Expr) sym.Expr) rule {
+	return func(l *lowerer, c *ops.Call) error {
+		out, in, err := l.operands(c, "self")
+		if err != nil {
+			return err
+		}
+		pad, err := c.SymInts("padding")
+		if err != nil {
+			return err
+		}
+		shape, inShape := out.layout.Shape, in[0].layout.Shape
+		if len(pad)%2 != 0 || len(pad)/2 > len(shape) || len(inShape) != len(shape) {
+			return fmt.Errorf("%s: padding %v for rank %d", c.Op, pad, len(shape))
+		}
+		x := outerVars(len(shape))
+		idx := append([]sym.Expr{}, x...)
+		for i := range len(pad) / 2 {
+			d := len(shape) - 1 - i
+			idx[d] = at(sym.Sub(x[d], pad[2*i]), inShape[d])
+		}
+		return l.remap(out, in[0], x, idx)
 	}
 }
 

@@ -216,8 +216,24 @@ func shapeRules() map[string]rule {
 	}
 }
 
-// lowerCat writes each input into its slice of the result, one kernel per
-// input (stack: into its index along the new dim).
+// maxPointwiseCatInputs is the most inputs a cat is lowered as one
+// pointwise kernel for (Inductor's config.max_pointwise_cat_inputs): each
+// element then evaluates a where over every input.
+const maxPointwiseCatInputs = 8
+
+// catPiece is one input of a cat: its tensor, and where its slice starts
+// and ends along dim of the result (stack: index k, k+1 of the new dim).
+type catPiece struct {
+	in         tensorRef
+	start, end sym.Expr
+}
+
+// lowerCat lowers cat and stack. Up to maxPointwiseCatInputs inputs it is
+// one pointwise kernel over the result, which picks, by the position along
+// dim, the input whose slice holds it: a consumer of the cat fuses with
+// it, and cheap producers of its inputs are inlined into it (rotary
+// embedding's cat([-x2, x1]) * sin + x * cos is one kernel). Past that,
+// each input is written into its slice by a kernel of its own.
 func lowerCat(l *lowerer, c *ops.Call) error {
 	out, err := l.resultRef(c, 0)
 	if err != nil {
@@ -235,6 +251,7 @@ func lowerCat(l *lowerer, c *ops.Call) error {
 	if dim < 0 || dim >= int64(rank) {
 		return fmt.Errorf("%s: dim %d out of range", c.Op, dim)
 	}
+	var pieces []catPiece
 	start := sym.Const(0)
 	for k, a := range c.Arg("tensors").Elems {
 		in, err := l.ref(a)
@@ -245,19 +262,68 @@ func lowerCat(l *lowerer, c *ops.Call) error {
 		if !stack && len(shape) == 1 && rank != 1 && isZero(shape[0]) {
 			continue // legacy empty tensors are skipped by cat
 		}
-		b := l.newKernel(shape)
-		idx := outerVars(len(shape))
+		end := sym.Const(int64(k + 1))
+		if !stack {
+			end = sym.Add(start, shape[dim])
+		}
+		pieces = append(pieces, catPiece{in, start, end})
+		start = end
+	}
+	if len(pieces) > 0 && len(pieces) <= maxPointwiseCatInputs {
+		l.pointwiseCat(out, int(dim), stack, pieces)
+		return nil
+	}
+	for _, pc := range pieces {
+		b := l.newKernel(pc.in.layout.Shape)
+		idx := outerVars(len(pc.in.layout.Shape))
 		var at []sym.Expr
 		if stack {
-			at = append(append(append([]sym.Expr{}, idx[:dim]...), sym.Const(int64(k))), idx[dim:]...)
+			at = append(append(append([]sym.Expr{}, idx[:dim]...), pc.start), idx[dim:]...)
 		} else {
 			at = append([]sym.Expr{}, idx...)
-			at[dim] = sym.Add(at[dim], start)
-			start = sym.Add(start, shape[dim])
+			at[dim] = sym.Add(at[dim], pc.start)
 		}
-		b.store(out, at, b.load(in, idx))
+		b.store(out, at, b.load(pc.in, idx))
 	}
 	return nil
+}
+
+// pointwiseCat is cat as one kernel over the result: where(x_dim < end_0,
+// piece 0, where(x_dim < end_1, piece 1, ...)). Each piece is read at its
+// own position, clamped into its slice so that the read never leaves its
+// buffer wherever another piece is chosen.
+func (l *lowerer) pointwiseCat(out tensorRef, dim int, stack bool, pieces []catPiece) {
+	shape := out.layout.Shape
+	b := l.newKernel(shape)
+	x := outerVars(len(shape))
+	f := &sym.Facts{} // the loop ranges, to drop the clamps they already keep
+	for i, n := range shape {
+		if v, ok := n.Const(); ok {
+			f.SetRange(OuterVar(i), 0, v-1)
+		}
+	}
+	dt := out.layout.DType
+	vals := make([]*Instr, len(pieces))
+	for k, pc := range pieces {
+		at := append([]sym.Expr{}, x...)
+		if stack {
+			at = append(at[:dim], x[dim+1:]...)
+		} else {
+			end := sym.Sub(sym.Sub(pc.end, pc.start), sym.Const(1))
+			at[dim] = f.Simplify(sym.Max(sym.Const(0), sym.Min(sym.Sub(x[dim], pc.start), end)))
+		}
+		vals[k] = b.cast(b.load(pc.in, at), dt)
+	}
+	v := vals[len(vals)-1]
+	var pos *Instr
+	if len(pieces) > 1 {
+		pos = b.index(x[dim], ir.I64)
+	}
+	for k := len(pieces) - 2; k >= 0; k-- {
+		inside := b.call("lt", ir.Bool, pos, b.index(pieces[k].end, ir.I64))
+		v = b.call("where", dt, inside, vals[k], v)
+	}
+	b.store(out, x, v)
 }
 
 func isZero(e sym.Expr) bool {

@@ -32,13 +32,7 @@ func conformanceTable2() []Entry {
 		s("reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", metaPadLast),
 		s("replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor", metaPadLast),
 		s("replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", metaPadLast),
-		{Schema: "log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", Kind: KindNN, Meta: func(env *Env, c *Call) ([]ir.Type, error) {
-			self, err := c.Tensor("self")
-			if err != nil {
-				return nil, err
-			}
-			return types(env.Contiguous(self.DType, copyExprs(self.Shape), self.Device), env.Contiguous(self.DType, copyExprs(self.Shape), self.Device)), nil
-		}},
+		{Schema: "log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", Kind: KindNN, Meta: metaLogSigmoidForward},
 		{Schema: "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", Kind: KindExtern, Meta: metaAddProduct("vec1", "vec2")},
 		{Schema: "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", Kind: KindExtern, Meta: metaAddProduct("mat", "vec")},
 		{Schema: "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", Kind: KindExtern, Meta: metaAddProduct("batch1", "batch2")},
@@ -145,4 +139,19 @@ func metaAddProduct(a, b string) MetaFunc {
 		}
 		return one(env.Contiguous(dt, shape, self.Device)), nil
 	}
+}
+
+// metaLogSigmoidForward follows the decomposition fake tensors run
+// (torch/_decomp log_sigmoid_forward): the buffer is self's shape, but
+// empty ([0]) on CUDA and XPU, whose kernels do not keep it.
+func metaLogSigmoidForward(env *Env, c *Call) ([]ir.Type, error) {
+	self, err := c.Tensor("self")
+	if err != nil {
+		return nil, err
+	}
+	buf := copyExprs(self.Shape)
+	if self.Device.Type == "cuda" || self.Device.Type == "xpu" {
+		buf = []sym.Expr{sym.Const(0)}
+	}
+	return types(env.Contiguous(self.DType, copyExprs(self.Shape), self.Device), env.Contiguous(self.DType, buf, self.Device)), nil
 }

@@ -285,3 +285,28 @@ func lerp(e *emitter, c *ops.Call) []*ir.Value {
 	out := e.call("aten::mul.Tensor", []ir.Arg{val(coeff), val(diff)})
 	return []*ir.Value{e.castOut(e.add(out, val(base)))}
 }
+
+// glu is torch/_refs glu, a * sigmoid(b) with a, b the two halves of self
+// along dim, computed in opmath and cast back once as ATen's CPU kernel
+// does (refs would round sigmoid(b) to a reduced float first).
+func glu(e *emitter, c *ops.Call) []*ir.Value {
+	x := e.floatInput(c, "self")
+	t := tensor(x)
+	if e.err != nil || t == nil {
+		return nil
+	}
+	dim, err := c.Dim("dim", t.Rank())
+	if err != nil {
+		e.whole("%v", err)
+		return nil
+	}
+	n, ok := t.Shape[dim].Const()
+	if !ok || n%2 != 0 {
+		e.whole("the halved dim %d has size %s, not a constant even size", dim, t.Shape[dim])
+		return nil
+	}
+	half := func(lo int64) *ir.Value {
+		return e.call("aten::slice.Tensor", []ir.Arg{val(x), i64(int64(dim)), i64(lo), i64(lo + n/2)})
+	}
+	return []*ir.Value{e.castOut(e.mul(half(0), val(e.unary("sigmoid", half(n/2)))))}
+}

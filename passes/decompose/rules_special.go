@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/ops"
 )
 
@@ -130,4 +131,52 @@ func conjPhysical(e *emitter, c *ops.Call) []*ir.Value {
 		return nil
 	}
 	return []*ir.Value{e.call("aten::clone.default", []ir.Arg{val(x)})}
+}
+
+// mseLoss is decompositions.py mse_loss: (self - target) ** 2 in opmath,
+// then apply_loss_reduction (0 none, 1 mean, 2 sum), cast back.
+func mseLoss(e *emitter, c *ops.Call) []*ir.Value {
+	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
+	loss := e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(e.sub(val(x), val(y))), i64(2)})
+	switch r := c.Arg("reduction"); {
+	case r.Kind != ir.ArgInt:
+		e.whole("reduction is %s, not an int", r.String())
+		return nil
+	case r.Int == 1:
+		loss = e.call("aten::mean.default", []ir.Arg{val(loss)})
+	case r.Int == 2:
+		loss = e.call("aten::sum.default", []ir.Arg{val(loss)})
+	case r.Int != 0:
+		e.whole("reduction %d is not none (0), mean (1) or sum (2)", r.Int)
+		return nil
+	}
+	return []*ir.Value{e.castOut(loss)}
+}
+
+// logSigmoidForward is decompositions.py log_sigmoid_forward, in opmath:
+// output minimum(0, x) - log1p(z) with z = exp(-abs(x)); buffer z on the
+// CPU, an empty tensor on CUDA (what the result type says it is).
+func logSigmoidForward(e *emitter, c *ops.Call) []*ir.Value {
+	x := e.floatInput(c, "self")
+	t := tensor(x)
+	if e.err != nil || t == nil {
+		return nil
+	}
+	lo := e.call("aten::minimum.default", []ir.Arg{val(e.scalarTensor(i64(0), t.DType, t.Device)), val(x)})
+	z := e.unary("exp", e.unary("neg", e.unary("abs", x)))
+	out := e.castOut(e.sub(val(lo), val(e.unary("log1p", z))))
+	buf := e.outType(1)
+	switch {
+	case buf == nil || len(e.orig.Results) < 2:
+		e.whole("the buffer's type is unknown")
+		return nil
+	case len(buf.Shape) == 1 && isZeroSize(buf.Shape[0]):
+		return []*ir.Value{out, e.call("aten::new_zeros.default", []ir.Arg{val(out), ir.ListArg(i64(0))})}
+	}
+	return []*ir.Value{out, e.castOut(z, 1)}
+}
+
+func isZeroSize(e sym.Expr) bool {
+	n, ok := e.Const()
+	return ok && n == 0
 }
