@@ -184,10 +184,10 @@ PROGRAMS = [
 NOTES = {
     "x.sum(0), x.sum(1)": "two fused kernels on both sides (Inductor writes both into one function); "
                           "outer spaces [6] and [8] differ, no single nest computes both",
-    "cat([sin(x), y * 2], 1)": "two fused kernels on both sides: each input is written into its slice by the kernel "
-                               "that computes it",
-    "stack([x, y]).sum(0)": "three fused kernels on both sides: each input is written into its slice of the "
-                            "stacked buffer, then the sum reads it",
+    "cat([sin(x), y * 2], 1)": "kiln: one pointwise kernel over the result, choosing the input by position; "
+                               "Inductor: each input written into its slice by the kernel that computes it",
+    "stack([x, y]).sum(0)": "kiln: the stack is read by the sum as a choice of input, one kernel; Inductor: each "
+                            "input written into its slice of the stacked buffer, then the sum reads it",
     "softmax(x, 1).sum(2), 3-d": "two fused kernels on both sides: the sum over dim 2 reads the softmax over dim 1",
     "x.sum(2).amax(1), 3-d": "Inductor unrolls a reduction of fewer than 8 elements into pointwise adds "
                              "(config.unroll_reductions_threshold, ir.py Reduction.create) and inlines it into the "
