@@ -6,9 +6,9 @@ Random inputs (seed 0) are saved as .npy; interp (`kiln run`) and the
 generated Go module (`kiln compile -target=go`, run with -inputs) compute
 the graph on them; PyTorch eager runs the same FX code (made runnable on
 the CPU) on the same inputs, in the graph's dtypes and again in float64.
-Random prims (inductor_seeds / inductor_random) draw kiln's counter-based
-numbers (Philox4x32-10, as codegen/golang/rt/philox.go), so all sides see
-the same dropout masks.
+Random prims (inductor_seeds / inductor_random) and native_dropout draw
+kiln's counter-based numbers (Philox4x32-10, as rt/philox.go), so all
+sides see the same dropout masks.
 
 Per output it prints the largest difference between interp and Go, eager's
 relative RMSE against float64 (and the bound internal/e2e puts on Go
@@ -86,6 +86,19 @@ def kiln_inductor_random(size, seed, mode):
     return torch.from_numpy(u.reshape(size))
 
 
+def kiln_native_dropout(node, x, p, train=True):
+    """native_dropout with kiln's numbers (interp's kDropout): keep where
+    u >= p, u = RandUniform(SEED, stream of the node, i); out = x * keep *
+    1/(1-p) (0 when p = 1), in x's dtype as ATen's CPU kernel multiplies."""
+    if train is False:
+        return x.clone(), torch.ones_like(x, dtype=torch.bool)
+    w = philox(SEED, stream_id(node), np.arange(x.numel()))
+    u = (w[0] & np.uint64((1 << 24) - 1)).astype(np.float64) * (1.0 / (1 << 24))
+    keep = torch.from_numpy(u >= p).reshape(x.shape)
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return x * keep * scale, keep
+
+
 # --- the graph as runnable Python ---
 
 def flat_signature(src):
@@ -119,12 +132,15 @@ def runnable(src, f64=False):
     src = re.sub(r"device\(type='cuda'(, index=\d+)?\)", "device(type='cpu')", src)
     src = re.sub(r"^(\s+)(\w+)(: \"[^\"]*\")? = torch\.ops\.prims\.inductor_seeds\.default\(",
                  r"\1\2\3 = kiln_inductor_seeds('\2', ", src, flags=re.M)
+    src = re.sub(r"^(\s+)(\w+)(: \"[^\"]*\")? = torch\.ops\.aten\.native_dropout\.default\(",
+                 r"\1\2\3 = kiln_native_dropout('\2', ", src, flags=re.M)
     src = src.replace("torch.ops.prims.inductor_random.default(", "kiln_inductor_random(")
     src = src.replace("torch.ops.prims.inductor_lookup_seed.default(", "kiln_inductor_lookup_seed(")
     if f64:
         src = re.sub(r"torch\.(bfloat16|float16|float32)\b", "torch.float64", src)
     env = {"torch": torch, "device": torch.device, "inf": float("inf"), "nan": float("nan"),
            "kiln_inductor_seeds": kiln_inductor_seeds, "kiln_inductor_random": kiln_inductor_random,
+           "kiln_native_dropout": kiln_native_dropout,
            "kiln_inductor_lookup_seed": lambda seeds, k: seeds[k]}
     exec(compile(src, "<graph>", "exec"), env)
     return env["G"]()

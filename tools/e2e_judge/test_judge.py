@@ -60,3 +60,19 @@ def test_flat_signature_runs_an_aot_joint_graph():
     a, b = torch.ones(2, 3), torch.full((2, 3), 2.0)
     out = judge.runnable(src)(a, b)
     assert isinstance(out, tuple) and out[1] is None and torch.equal(out[0], a * b)
+
+
+def test_native_dropout_draws_kilns_numbers():
+    # rt.RandUniform(7, rt.StreamID("native_dropout"), i) for i < 8, as the
+    # Go runtime prints them: the mask keeps u >= p, as interp's kDropout.
+    import torch
+    u = [0.20157212, 0.2636696, 0.06333381, 0.058347106, 0.4883181, 0.32043242, 0.29662615, 0.67301774]
+    src = ('class G(torch.nn.Module):\n    def forward(self, x: "f32[8][1]cpu"):\n'
+           "        native_dropout = torch.ops.aten.native_dropout.default(x, 0.25, True)\n"
+           "        getitem = native_dropout[0]\n        getitem_1 = native_dropout[1]\n"
+           "        return (getitem, getitem_1)\n")
+    out, mask = judge.runnable(src)(torch.ones(8))
+    assert mask.tolist() == [v >= 0.25 for v in u]
+    assert torch.allclose(out, mask.float() / 0.75)
+    out, mask = judge.kiln_native_dropout("native_dropout", torch.ones(8), 0.25, False)
+    assert mask.all() and (out == 1).all()
