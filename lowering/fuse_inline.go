@@ -34,7 +34,8 @@ const (
 	// computed once per element and is fused instead. Plain arithmetic
 	// (arange * 2 scattered into a column) is inlined whatever the ratio,
 	// as Inductor does: a few operations per element cost less than a
-	// kernel launch and a buffer.
+	// kernel launch and a buffer; so are a few cheap calls (sqrt, divide)
+	// on values no reduction computes (fuse_recompute.go).
 	maxInlineRatio = 8
 )
 
@@ -86,6 +87,7 @@ func inlineCheap(p *Program) {
 		var into []string
 		for _, s := range sites {
 			inlineAt(k, st, s)
+			ix.noteRecompute(k, s.k)
 			ix.addKernel(s.k, k) // s.k now also reads what k reads
 			into = append(into, s.k.Name)
 		}
@@ -199,7 +201,7 @@ func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr) (sites []i
 					if fusableAt(prod, k, s, st, in) {
 						continue // fusion joins them
 					}
-					if why := inlineRefusal(prod, k, s, in); why != "" {
+					if why := inlineRefusal(ix, prod, k, s, in); why != "" {
 						refused = append(refused, fmt.Sprintf("%s reads it %s", k.Name, why))
 						continue
 					}
@@ -224,6 +226,9 @@ type accessIndex struct {
 	by      kernelSets      // buffer → the kernels that load or store it
 	writers kernelSets      // buffer → the kernels that store it
 	gone    map[*Kernel]bool
+	// The recompute policy's state (fuse_recompute.go), made on first use.
+	recomputed map[*Kernel]int  // cost inlined into a consumer beyond maxInlineRatio
+	reduced    map[*Buffer]bool // the buffer derives from a reduction
 }
 
 // kernelSets lists, per buffer, kernels in the order added, each once.
@@ -327,17 +332,14 @@ func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
 
 // inlineRefusal says why the load ld of a producer's buffer in stage s of
 // k is not replaced by the producer's body, or "".
-func inlineRefusal(prod, k *Kernel, s *Stage, ld *Instr) string {
+func inlineRefusal(ix *accessIndex, prod, k *Kernel, s *Stage, ld *Instr) string {
 	switch {
 	case len(s.Reduce) > 0:
 		return "inside a reduction loop"
 	case namedIndirect(k, ld):
 		return "as an indirect index"
-	case !fewRecomputes(prod, k):
-		return fmt.Sprintf("over %s, more than %d times the producer's %s, and the producer calls more than plain arithmetic",
-			sizesString(k.Outer), maxInlineRatio, sizesString(prod.Outer))
 	}
-	return ""
+	return ix.recomputeRefusal(prod, k)
 }
 
 // namedIndirect: ld is an indirect index of an access of k (its tmp name
@@ -395,22 +397,6 @@ func liveVars(outer, reduce []sym.Expr) (names []string, sizes []sym.Expr, zero 
 		add(ReduceVar(i), e)
 	}
 	return names, sizes, zero
-}
-
-// fewRecomputes: the producer is plain arithmetic, or the consumer runs at
-// most maxInlineRatio times as many iterations as the producer (exactly as
-// many when sizes are symbolic).
-func fewRecomputes(prod, k *Kernel) bool {
-	if !slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool { return in.Op == OpCall && !plainFns[in.Fn] }) {
-		return true
-	}
-	a, b := product(prod.Outer), product(k.Outer)
-	na, okA := a.Const()
-	nb, okB := b.Const()
-	if okA && okB {
-		return nb <= maxInlineRatio*max(na, 1)
-	}
-	return sym.Equal(a, b)
 }
 
 func product(sizes []sym.Expr) sym.Expr {

@@ -9,11 +9,12 @@ import (
 // group, eps) -> (out, mean, rstd), as torch/_refs native_group_norm
 // writes it off the CPU: upcast, reshape to [N, group, C/group, HxW],
 // var_mean over the last two dims (correction=0, keepdim), rsqrt(var +
-// eps), (x - mean) * rstd viewed back, weight and bias unsqueezed to
-// [1, C, 1, ...]; out, mean and rstd in the input dtype, the statistics
-// squeezed to [N, group]. (On the CPU the refs fold weight into a scale
-// first: the same values up to rounding.) A symbolic channel count stays
-// whole.
+// eps), (x - mean) * rstd, weight and bias, viewed back; out, mean and
+// rstd in the input dtype, the statistics squeezed to [N, group]. The refs
+// apply weight and bias as [1, C, 1, ...] after the view back; here they
+// apply before it, as [1, group, C/group, 1]: the same operations per
+// element. (On the CPU the refs fold weight into a scale first: the same
+// values up to rounding.) A symbolic channel count stays whole.
 func nativeGroupNorm(e *emitter, c *ops.Call) []*ir.Value {
 	x := e.tensorArg(c, "input")
 	w, b := e.tensorArg(c, "weight"), e.tensorArg(c, "bias")
@@ -49,13 +50,19 @@ func nativeGroupNorm(e *emitter, c *ops.Call) []*ir.Value {
 	variance, mean := vm.Results[0], vm.Results[1]
 	rstd := e.unary("rsqrt", e.add(variance, f64(eps)))
 	out := e.mul(e.sub(val(grouped), val(mean)), val(rstd))
-	out = e.call("aten::view.default", []ir.Arg{val(out), e.shapeOf(x)})
+	// Weight and bias apply in the grouped space, viewed as [1, group,
+	// C/group, 1] (the same products and sums per element as the refs'
+	// [1, C, 1, ...] after the view back): the whole normalization then
+	// runs over the statistics' outer space [N, group] and fuses into their
+	// kernel as one more stage (Inductor's own CPU lowering keeps three
+	// kernels).
 	if w != nil {
-		out = e.mul(out, val(e.channelVector(w, t.Rank())))
+		out = e.mul(out, val(e.groupVector(w, group, ch/group)))
 	}
 	if b != nil {
-		out = e.add(out, val(e.channelVector(b, t.Rank())))
+		out = e.add(out, val(e.groupVector(b, group, ch/group)))
 	}
+	out = e.call("aten::view.default", []ir.Arg{val(out), e.shapeOf(x)})
 	res := []*ir.Value{e.cast(out, t.DType), nil, nil}
 	for i, s := range []*ir.Value{mean, rstd} {
 		if e.used(i + 1) {
@@ -65,8 +72,7 @@ func nativeGroupNorm(e *emitter, c *ops.Call) []*ir.Value {
 	return res
 }
 
-// channelVector is a [C] weight unsqueezed to [1, C, 1, ...] of rank dims
-// (refs _unsqueeze_multiple over [0, 2, 3, ...]).
-func (e *emitter) channelVector(v *ir.Value, dims int) *ir.Value {
-	return e.unsqueezeTo(e.call("aten::unsqueeze.default", []ir.Arg{val(v), i64(0)}), dims)
+// groupVector is a [C] weight viewed as [1, group, C/group, 1].
+func (e *emitter) groupVector(v *ir.Value, group, per int64) *ir.Value {
+	return e.call("aten::view.default", []ir.Arg{val(v), ir.ListArg(i64(1), i64(group), i64(per), i64(1))})
 }

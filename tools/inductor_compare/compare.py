@@ -10,11 +10,10 @@ the markers in FILE (docs/benchmarks.md).
 
     nice -n 10 python3 tools/inductor_compare/compare.py --write docs/benchmarks.md
 
-Kernels: Inductor's are its generated C++ functions (cpp_fused_*, one per
-async_compile.cpp_pybinding), with the loop nests inside them
-(torch._inductor.metrics.generated_kernel_count) in parentheses; kiln's are
-the loop kernels of its post-fusion IR. Extern calls (mm, addmm) are
-counted apart on both sides. Time: per call, the best of 12 batches of n
+Kernels, three counts on Inductor's side (see inductor_run), kiln's are
+the loop kernels of its post-fusion IR; the comparison is kiln's kernels
+against Inductor's fused kernels. Extern calls (mm, addmm) are counted
+apart on both sides. Time: per call, the best of 12 batches of n
 calls (4 rounds alternating between the sides) after a warm-up, in CPU
 time on one thread each (torch.set_num_threads(1),
 GOMAXPROCS=1), so that other processes on a shared machine do not count;
@@ -25,6 +24,7 @@ kiln's output is checked against eager with torch._dynamo.utils.same
 """
 
 import argparse
+import contextlib
 import os
 import platform
 import re
@@ -39,7 +39,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch._dynamo.utils import same
+from torch._inductor import config as inductor_config
 from torch._inductor import metrics
+from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.utils import run_and_get_code
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -146,6 +148,60 @@ def inductor_kernels(code):
     return kernels, externs
 
 
+@contextlib.contextmanager
+def counting_fused_kernels():
+    """Counts the kernels Inductor's scheduler formed while the block runs:
+    one per call of CppScheduling.codegen_node (a SchedulerNode, a
+    FusedSchedulerNode, or an OuterLoopFusedSchedulerNode, whose nests
+    share outer loops: one kernel) or codegen_template (a template and its
+    epilogue). Yields a one-element list holding the count."""
+    n = [0]
+    node, template = CppScheduling.codegen_node, CppScheduling.codegen_template
+
+    def count_node(self, *a, **k):
+        n[0] += 1
+        return node(self, *a, **k)
+
+    def count_template(self, *a, **k):
+        n[0] += 1
+        return template(self, *a, **k)
+
+    CppScheduling.codegen_node, CppScheduling.codegen_template = count_node, count_template
+    try:
+        yield n
+    finally:
+        CppScheduling.codegen_node, CppScheduling.codegen_template = node, template
+
+
+def inductor_run(fn, args):
+    """Compiles fn with torch.compile (Inductor, CPU) and runs it once on
+    args. Returns (compiled, output code, counts): counts has
+      funcs:  its C++ functions (async_compile.cpp_pybinding(, cpp_fused_*);
+      nests:  the loop nests inside them (metrics.generated_kernel_count,
+              one per CppKernelProxy: a reduction's vectorized and tail
+              loops count once);
+      fused:  the fused kernels its scheduler formed (counting_fused_kernels);
+      ext:    extern calls (extern_kernels.*, mkl ops).
+    A function is not a kernel: Inductor's CPU backend (torch 2.15,
+    torch/_inductor/codegen/cpp.py) adds every scheduler node's loops to one
+    KernelGroup (CppScheduling.codegen_node -> kernel_group.finalize_kernel)
+    and writes the group out as one cpp_fused_* function only in flush(),
+    which the scheduler's codegen loop (torch/_inductor/scheduler.py) calls
+    at an extern call, a template, a device change, or when the group passes
+    CppScheduling.MAX_FUSED_KERNEL_ARGS_NUM (500) arguments. So x.sum(0),
+    x.sum(1) is one function holding two fused kernels (two passes over
+    memory, what a GPU backend launches twice), which is what kiln calls two
+    kernels. Caches are off so that the scheduler runs every time."""
+    torch._dynamo.reset()
+    metrics.reset()
+    compiled = torch.compile(fn)
+    with inductor_config.patch(force_disable_caches=True), counting_fused_kernels() as fused:
+        _, codes = run_and_get_code(compiled, *args)
+    code = "\n".join(codes)
+    funcs, ext = inductor_kernels(code)
+    return compiled, code, dict(funcs=funcs, nests=metrics.generated_kernel_count, fused=fused[0], ext=ext)
+
+
 def kiln_kernels(dump):
     """(loop kernels, extern calls) in kiln's post-fusion IR dump."""
     loops = len(re.findall(r"^kernel\d+ (?:pointwise|reduction)", dump, re.M))
@@ -212,12 +268,7 @@ def measure(name, fn, shapes, kiln, work, timed=True):
         np.save(os.path.join(d, "in", n + ".npy"), a.numpy())
     want = fn(*[a.clone() for a in args])
 
-    torch._dynamo.reset()
-    metrics.reset()
-    compiled = torch.compile(fn)
-    _, codes = run_and_get_code(compiled, *args)
-    ind_k, ind_ext = inductor_kernels("\n".join(codes))
-    ind_nests = metrics.generated_kernel_count
+    compiled, _, ind = inductor_run(fn, args)
 
     run([kiln, "compile", "-o", os.path.join(d, "dump"), fx])
     with open(os.path.join(d, "dump", "graph0.ir_post_fusion.txt")) as f:
@@ -237,8 +288,7 @@ def measure(name, fn, shapes, kiln, work, timed=True):
                                                   log_error=lambda *a, **k: None)
 
     if not timed:
-        return dict(name=name, shapes=shapes, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext,
-                    kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok, err=err)
+        return dict(name=name, shapes=shapes, ind=ind, kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok, err=err)
     n = calls_for(lambda: compiled(*args))
     # Rounds alternate between the two sides, so that a burst of load from
     # other processes on the shared machine does not fall on one side only;
@@ -247,9 +297,28 @@ def measure(name, fn, shapes, kiln, work, timed=True):
     for _ in range(ROUNDS):
         ind_ns = min(ind_ns, best_ns(lambda: compiled(*args), n, repeats=3))
         kiln_ns = min(kiln_ns, kiln_cpu_ns(binary, os.path.join(d, "in"), out, n, repeats=2))
-    return dict(name=name, shapes=shapes, ind_k=ind_k, ind_nests=ind_nests, ind_ext=ind_ext,
-                kiln_k=kiln_k, kiln_ext=kiln_ext, ind_us=ind_ns / 1e3, kiln_us=kiln_ns / 1e3,
+    return dict(name=name, shapes=shapes, ind=ind, kiln_k=kiln_k, kiln_ext=kiln_ext,
+                ind_us=ind_ns / 1e3, kiln_us=kiln_ns / 1e3,
                 ok=ok, err=err, simd=simd, n=n)
+
+
+# The kernel columns of every table: kiln's kernels, Inductor's fused
+# kernels, whether kiln's count is at most Inductor's (the comparison), and
+# Inductor's C++ functions with the loop nests inside them.
+KERNEL_HEADS = "kernels kiln | fused kernels Inductor | kiln ≤ Inductor | C++ functions Inductor (loop nests)"
+KERNEL_COLS = 4
+
+
+def at_most(r):
+    """kiln compiled the graph into at most Inductor's fused kernels."""
+    return isinstance(r["kiln_k"], int) and r["kiln_k"] <= r["ind"]["fused"]
+
+
+def kernel_cells(r):
+    """The KERNEL_HEADS cells of row r."""
+    ind = r["ind"]
+    verdict = "yes" if at_most(r) else ("n/a" if not isinstance(r["kiln_k"], int) else "NO")
+    return f"{r['kiln_k']} | {ind['fused']} | {verdict} | {ind['funcs']} ({ind['nests']})"
 
 
 def table(rows, load_before, load_after, started):
@@ -267,14 +336,14 @@ def table(rows, load_before, load_after, started):
         "times carry that noise). kiln's Go built with GOEXPERIMENT=simd "
         f"({rows[0]['simd'] if rows else ''}).",
         "",
-        "| graph | input shapes | kernels kiln | kernels Inductor (loop nests) | extern calls kiln / Inductor "
+        f"| graph | input shapes | {KERNEL_HEADS} | extern calls kiln / Inductor "
         "| kiln µs CPU | Inductor µs CPU | time kiln / Inductor | kiln = eager |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---" * (7 + KERNEL_COLS) + "|",
     ]
     for r in rows:
         shapes = ", ".join("×".join(map(str, s)) for s in r["shapes"])
         lines.append(
-            f"| {r['name']} | {shapes} | {r['kiln_k']} | {r['ind_k']} ({r['ind_nests']}) | {r['kiln_ext']} / {r['ind_ext']} "
+            f"| {r['name']} | {shapes} | {kernel_cells(r)} | {r['kiln_ext']} / {r['ind']['ext']} "
             f"| {r['kiln_us']:.1f} | {r['ind_us']:.1f} | {r['kiln_us'] / r['ind_us']:.2f} "
             f"| {'yes' if r['ok'] else 'NO'} (max abs diff {r['err']:.1e}) |")
     return "\n".join(lines) + "\n"
@@ -285,13 +354,12 @@ def count_table(rows, started):
         f"Counted {started} UTC by `tools/inductor_compare/compare.py --heldout`: torch {torch.__version__} "
         "(Inductor, CPU).",
         "",
-        "| held-out graph (issue 13) | input shapes | kernels kiln | kernels Inductor (loop nests) | kiln = eager |",
-        "|---|---|---|---|---|",
+        f"| held-out graph (issue 13) | input shapes | {KERNEL_HEADS} | kiln = eager |",
+        "|---" * (3 + KERNEL_COLS) + "|",
     ]
     for r in rows:
         shapes = ", ".join("×".join(map(str, s)) for s in r["shapes"]) or "none"
-        lines.append(f"| {r['name']} | {shapes} | {r['kiln_k']} | {r['ind_k']} ({r['ind_nests']}) "
-                     f"| {'yes' if r['ok'] else 'NO'} |")
+        lines.append(f"| {r['name']} | {shapes} | {kernel_cells(r)} | {'yes' if r['ok'] else 'NO'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -332,7 +400,8 @@ def main():
         if a.only and a.only not in name:
             continue
         r = measure(name, fn, shapes, kiln, work)
-        print(f"{r['name']}: kernels kiln {r['kiln_k']} Inductor {r['ind_k']} ({r['ind_nests']}); "
+        print(f"{r['name']}: kernels kiln {r['kiln_k']} Inductor fused {r['ind']['fused']}, "
+              f"functions {r['ind']['funcs']} ({r['ind']['nests']} nests); "
               f"{r['kiln_us']:.1f} µs vs {r['ind_us']:.1f} µs; matches eager: {r['ok']}", file=sys.stderr)
         rows.append(r)
     text = table(rows, load_before, os.getloadavg(), started)

@@ -1,6 +1,10 @@
 import os
 import sys
 
+import pytest
+
+if not os.environ.get("CI"):
+    pytest.importorskip("torch", reason="the comparison scripts need PyTorch (installed in CI)")
 sys.path.insert(0, os.path.dirname(__file__))
 import compare  # noqa: E402
 
@@ -34,8 +38,15 @@ def test_kiln_kernels_counts_loop_kernels_and_externs():
 
 
 def test_table_has_one_row_per_graph():
-    row = dict(name="g", shapes=[(2, 3)], ind_k=1, ind_nests=2, ind_ext=0, kiln_k=1, kiln_ext=0,
+    row = dict(name="g", shapes=[(2, 3)], ind=dict(fused=1, funcs=1, nests=2, ext=0), kiln_k=1, kiln_ext=0,
                ind_us=10.0, kiln_us=5.0, ok=True, err=0.0, simd="avx2", n=10)
     text = compare.table([row], (1.0, 1.0, 1.0), (2.0, 2.0, 2.0), "2026-01-01 00:00")
-    assert "| g | 2×3 | 1 | 1 (2) | 0 / 0 | 5.0 | 10.0 | 0.50 | yes" in text
+    assert "| g | 2×3 | 1 | 1 | yes | 1 (2) | 0 / 0 | 5.0 | 10.0 | 0.50 | yes" in text
     assert "load average 1.00 before, 2.00 after" in text
+
+
+def test_count_table_marks_kiln_above_fused_kernels():
+    rows = [dict(name="g", shapes=[], ind=dict(fused=1, funcs=1, nests=2, ext=0), kiln_k=2, ok=True)]
+    text = compare.count_table(rows, "2026-01-01 00:00")
+    assert "| g | none | 2 | 1 | NO | 1 (2) | yes |" in text
+    assert text.count("|---") == 3 + compare.KERNEL_COLS
