@@ -146,7 +146,13 @@ func kSDPA(c *call) ([]any, error) {
 	case "_scaled_dot_product_efficient_attention":
 		return []any{out, lse, empty(), empty()}, nil
 	case "_scaled_dot_product_flash_attention_for_cpu":
-		return []any{out, lse}, nil
+		// empty_like(query): the output keeps query's dim order, which
+		// the graph's later views rely on (a transposed query is common).
+		laid, err := Empty(out.DType, out.Shape, iterStrides(out.Shape, [][]int64{q.Strides}), out.Device())
+		if err != nil {
+			return nil, err
+		}
+		return []any{laid, lse}, copyTensor(laid, out)
 	case "_scaled_dot_product_flash_attention":
 		L, S := q.Shape[q.Dim()-2], k.Shape[k.Dim()-2]
 		return []any{out, lse, empty(), empty(), L, S, empty(), empty(), empty()}, nil

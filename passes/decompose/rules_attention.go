@@ -29,10 +29,14 @@ func safeSoftmax(e *emitter, c *ops.Call) []*ir.Value {
 
 // maskRows is where(all(x == -inf, dim, keepdim), 0, out).
 func (e *emitter) maskRows(x *ir.Value, dim int64, out *ir.Value) *ir.Value {
-	masked := e.cmp("eq", x, f64(math.Inf(-1)))
-	rows := e.call("aten::all.dim", []ir.Arg{val(masked), i64(dim), ir.BoolArg(true)})
 	zeros := e.call("aten::zeros_like.default", []ir.Arg{val(out)})
-	return e.where(rows, zeros, out)
+	return e.where(e.maskedRows(x, dim), zeros, out)
+}
+
+// maskedRows is all(x == -inf, dim, keepdim): the rows nothing attends to.
+func (e *emitter) maskedRows(x *ir.Value, dim int64) *ir.Value {
+	masked := e.cmp("eq", x, f64(math.Inf(-1)))
+	return e.call("aten::all.dim", []ir.Arg{val(masked), i64(dim), ir.BoolArg(true)})
 }
 
 // sdpaFlashCPU is decompositions.py scaled_dot_product_flash_attention_for_cpu,
@@ -40,19 +44,58 @@ func (e *emitter) maskRows(x *ir.Value, dim int64, out *ir.Value) *ir.Value {
 // it, torch 2.15): q and k^T each scaled by sqrt(scale) (scale defaults
 // to 1/sqrt(E)), bmm over [N*H, L, E] x [N*H, E, S], plus the causal mask
 // where(tril(ones(L, S)), 0, -inf) or attn_mask, _safe_softmax over the
-// last dim, bmm with v. The output takes
-// query's stride order (the flash kernel allocates it with
-// empty_like(query); the decomposition's own permute-contiguous-permute
-// gives another layout, which kiln's type check would refuse). The second
-// result differs (the math path returns the weights, flash its
-// logsumexp), so a graph that reads it keeps the op whole, as do dropout
-// and grouped-query attention.
+// last dim, bmm with v. Each result takes the stride order of its fake
+// type (the flash kernel allocates the output with empty_like(query); the
+// decomposition's own permute-contiguous-permute gives another layout,
+// which kiln's type check would refuse). When the graph reads the second
+// result (a training forward keeps it for the backward), it is the flash
+// kernel's logsumexp, amax + log(sum(exp(s - amax))) per row, 0 for a
+// fully masked row, not the math path's weights. Dropout, grouped-query
+// heads, reduced floats and symbolic sizes keep the op whole.
 func sdpaFlashCPU(e *emitter, c *ops.Call) []*ir.Value {
-	q, k, v := e.tensorArg(c, "query"), e.tensorArg(c, "key"), e.tensorArg(c, "value")
-	if e.err != nil || q == nil || k == nil || v == nil {
+	a, ok := e.attention(c)
+	if !ok {
 		return nil
 	}
-	qt, kt, vt := tensor(q), tensor(k), tensor(v)
+	amax := e.call("aten::amax.default", []ir.Arg{val(a.scores), ints(-1), ir.BoolArg(true)})
+	ex := e.unary("exp", e.sub(val(a.scores), val(amax)))
+	sum := e.call("aten::sum.dim_IntList", []ir.Arg{val(ex), ints(-1), ir.BoolArg(true)})
+	rows := e.maskedRows(a.scores, -1)
+	weights := e.where(rows, e.call("aten::zeros_like.default", []ir.Arg{val(ex)}), e.div(ex, val(sum)))
+	out := e.call("aten::bmm.default", []ir.Arg{val(a.flat(weights, a.l, a.s)), val(a.flat(a.v, a.s, a.ev))})
+	out = e.call("aten::_unsafe_view.default", []ir.Arg{val(out), e.sizeList(a.n, a.h, a.l, a.ev)})
+	results := []*ir.Value{e.likeStrides(out, e.outType(0)), nil}
+	if len(e.orig.Results) > 1 && e.orig.Results[1].NumUses() > 0 {
+		lse := e.add(amax, val(e.unary("log", sum)))
+		lse = e.where(rows, e.call("aten::zeros_like.default", []ir.Arg{val(lse)}), lse)
+		lse = e.call("aten::squeeze.dim", []ir.Arg{val(lse), i64(-1)})
+		results[1] = e.likeStrides(lse, e.outType(1))
+	}
+	return results
+}
+
+// attention holds what a decomposition of the flash op needs: the operands,
+// their sizes, the scale, and the masked scores scale q k^T + bias over
+// [N, H, L, S].
+type attention struct {
+	q, k, v           *ir.Value
+	n, h, l, s, e, ev sym.Expr
+	scale             float64
+	scores            *ir.Value
+	flat              func(x *ir.Value, rows, cols sym.Expr) *ir.Value
+}
+
+// attention checks the call (4-d float32/float64 operands with the same
+// heads, no dropout, a constant head size) and builds the scores as the
+// math path does: q * sqrt(scale) times (k^T * sqrt(scale)), plus the
+// causal bias or attn_mask.
+func (e *emitter) attention(c *ops.Call) (attention, bool) {
+	var a attention
+	a.q, a.k, a.v = e.tensorArg(c, "query"), e.tensorArg(c, "key"), e.tensorArg(c, "value")
+	if e.err != nil || a.q == nil || a.k == nil || a.v == nil {
+		return a, false
+	}
+	qt, kt, vt := tensor(a.q), tensor(a.k), tensor(a.v)
 	causal, err := c.Bool("is_causal")
 	switch {
 	case err != nil:
@@ -65,46 +108,40 @@ func sdpaFlashCPU(e *emitter, c *ops.Call) []*ir.Value {
 		e.whole("%s attention: the math path's softmax would upcast", qt.DType.Name())
 	case !sym.Equal(qt.Shape[1], kt.Shape[1]) || !sym.Equal(kt.Shape[1], vt.Shape[1]):
 		e.whole("grouped-query attention (heads differ)")
-	case len(e.orig.Results) > 1 && e.orig.Results[1].NumUses() > 0:
-		e.whole("the logsumexp result is read: the math path does not compute it")
 	}
 	if e.err != nil {
-		return nil
+		return a, false
 	}
 	head, ok := qt.Shape[3].Const()
 	if !ok {
 		e.whole("head size %s is symbolic", qt.Shape[3])
-		return nil
+		return a, false
 	}
-	scale := 1 / math.Sqrt(float64(head))
+	a.scale = 1 / math.Sqrt(float64(head))
 	if s := c.Arg("scale"); s.Kind == ir.ArgFloat {
-		scale = s.Float
+		a.scale = s.Float
 	}
-	sf := f64(math.Sqrt(scale))
-	n, h, l, s := qt.Shape[0], qt.Shape[1], qt.Shape[2], kt.Shape[2]
-	bh := sym.Mul(n, h)
-	flat := func(x *ir.Value, rows, cols sym.Expr) *ir.Value {
+	a.n, a.h, a.l, a.s, a.e, a.ev = qt.Shape[0], qt.Shape[1], qt.Shape[2], kt.Shape[2], qt.Shape[3], vt.Shape[3]
+	bh := sym.Mul(a.n, a.h)
+	a.flat = func(x *ir.Value, rows, cols sym.Expr) *ir.Value {
 		return e.call("aten::reshape.default", []ir.Arg{val(x), e.sizeList(bh, rows, cols)})
 	}
-	qs := e.call("aten::mul.Scalar", []ir.Arg{val(q), sf})
-	ks := e.call("aten::mul.Scalar", []ir.Arg{val(e.call("aten::transpose.int", []ir.Arg{val(k), i64(-2), i64(-1)})), sf})
-	attn := e.call("aten::bmm.default", []ir.Arg{val(flat(qs, l, qt.Shape[3])), val(flat(ks, kt.Shape[3], s))})
-	attn = e.call("aten::_unsafe_view.default", []ir.Arg{val(attn), e.sizeList(n, h, l, s)})
+	sf := f64(math.Sqrt(a.scale))
+	qs := e.call("aten::mul.Scalar", []ir.Arg{val(a.q), sf})
+	ks := e.call("aten::mul.Scalar", []ir.Arg{val(e.call("aten::transpose.int", []ir.Arg{val(a.k), i64(-2), i64(-1)})), sf})
+	scores := e.call("aten::bmm.default", []ir.Arg{val(a.flat(qs, a.l, a.e)), val(a.flat(ks, a.e, a.s))})
+	scores = e.call("aten::_unsafe_view.default", []ir.Arg{val(scores), e.sizeList(a.n, a.h, a.l, a.s)})
 	if causal {
-		ones := e.call("aten::ones.default", []ir.Arg{e.sizeList(l, s)}, kw("dtype", ir.DTypeArg(ir.Bool)), kw("device", ir.DeviceArg(qt.Device)))
+		ones := e.call("aten::ones.default", []ir.Arg{e.sizeList(a.l, a.s)}, kw("dtype", ir.DTypeArg(ir.Bool)), kw("device", ir.DeviceArg(qt.Device)))
 		lower := e.call("aten::tril.default", []ir.Arg{val(ones)})
 		bias := e.where(lower, e.scalarTensor(f64(0), ir.F32, qt.Device), e.scalarTensor(f64(math.Inf(-1)), ir.F32, qt.Device))
-		attn = e.add(attn, val(bias))
+		scores = e.add(scores, val(bias))
 	}
 	if m := e.tensorArg(c, "attn_mask"); m != nil {
-		attn = e.add(attn, val(m))
+		scores = e.add(scores, val(m))
 	}
-	ex := e.unary("exp", e.shiftByMax(attn, -1))
-	weights := e.div(ex, val(e.call("aten::sum.dim_IntList", []ir.Arg{val(ex), ints(-1), ir.BoolArg(true)})))
-	weights = e.maskRows(attn, -1, weights)
-	out := e.call("aten::bmm.default", []ir.Arg{val(flat(weights, l, s)), val(flat(v, s, vt.Shape[3]))})
-	out = e.call("aten::_unsafe_view.default", []ir.Arg{val(out), e.sizeList(n, h, l, vt.Shape[3])})
-	return []*ir.Value{e.likeStrides(out, qt), nil}
+	a.scores = scores
+	return a, e.err == nil
 }
 
 // likeStrides lays out (contiguous) out in the stride order of like, as
