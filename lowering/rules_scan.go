@@ -77,10 +77,23 @@ func (r scanRule) lower(l *lowerer, c *ops.Call) error {
 		return noLowering(l.node, "compute the scan in a float or integer dtype (dtype=)",
 			"no lowering for %s into %s (kiln scans float and integer results)", c.Op, out.layout.DType)
 	}
+	b, idx, err := l.scanKernel(c, in)
+	if err != nil {
+		return err
+	}
+	x := b.cast(b.cast(b.load(in, idx), out.layout.DType), acc)
+	b.store(out, idx, b.scan(r.op, acc, x))
+	return nil
+}
+
+// scanKernel starts the kernel of a scan of in along the call's dim: the
+// scanned dim is its one stage's reduce range, the others its outer
+// ranges; idx is in's element at (outer, r0).
+func (l *lowerer) scanKernel(c *ops.Call, in tensorRef) (*kbuilder, []sym.Expr, error) {
 	rank := len(in.layout.Shape)
 	d, err := dimArg(c, "dim", max(rank, 1)) // a 0-d tensor takes dim 0 or -1
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	idx, outer, size := scanIndex(in.layout.Shape, d)
 	b := l.newKernel(outer)
@@ -90,9 +103,7 @@ func (r scanRule) lower(l *lowerer, c *ops.Call) error {
 		b.k.Vec = 1
 	}
 	b.stage([]sym.Expr{size})
-	x := b.cast(b.cast(b.load(in, idx), out.layout.DType), acc)
-	b.store(out, idx, b.scan(r.op, acc, x))
-	return nil
+	return b, idx, nil
 }
 
 // extremum is cummax / cummin: the running extremum and the index it was
@@ -122,17 +133,10 @@ func (r scanRule) extremum(l *lowerer, c *ops.Call) error {
 	if dt.IsComplex() {
 		return noLowering(l.node, "", "no lowering for %s of %s", c.Op, dt)
 	}
-	rank := len(in.layout.Shape)
-	d, err := dimArg(c, "dim", max(rank, 1))
+	b, idx, err := l.scanKernel(c, in)
 	if err != nil {
 		return err
 	}
-	idx, outer, size := scanIndex(in.layout.Shape, d)
-	b := l.newKernel(outer)
-	if d == rank-1 {
-		b.k.Vec = 1
-	}
-	b.stage([]sym.Expr{size})
 	acc := accType(dt)
 	x := b.cast(b.load(in, idx), acc)
 	m := b.scan(r.op, acc, x)
