@@ -135,30 +135,6 @@ func floatToInt(v float64, dt ir.DType) int64 {
 	return int64(int32(v))
 }
 
-// wrapInt truncates v to dt's width, as storing and reloading would.
-func wrapInt(dt ir.DType, v int64) int64 {
-	switch dt {
-	case ir.Bool:
-		if v != 0 {
-			return 1
-		}
-		return 0
-	case ir.U8:
-		return int64(uint8(v))
-	case ir.I8:
-		return int64(int8(v))
-	case ir.I16:
-		return int64(int16(v))
-	case ir.U16:
-		return int64(uint16(v))
-	case ir.I32:
-		return int64(int32(v))
-	case ir.U32:
-		return int64(uint32(v))
-	}
-	return v
-}
-
 // offsetIter walks a strided geometry in row-major logical order, giving
 // each element's storage offset.
 type offsetIter struct {

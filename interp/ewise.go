@@ -254,7 +254,7 @@ func (r *ewRun) intChunks(lo, hi int64, offs []int64, outIt *offsetIter, its []*
 		for j, o := range r.in {
 			col := cols[j][:m]
 			if o.t == nil {
-				v := wrapInt(r.compute, o.i)
+				v := r.compute.WrapInt(o.i)
 				for i := range col {
 					col[i] = v
 				}
@@ -263,7 +263,7 @@ func (r *ewRun) intChunks(lo, hi int64, offs []int64, outIt *offsetIter, its []*
 				gatherI(o.t.DType, o.t.Storage.Data, offs[:m], col)
 				if o.t.DType != r.compute {
 					for i := range col {
-						col[i] = wrapInt(r.compute, col[i])
+						col[i] = r.compute.WrapInt(col[i])
 					}
 				}
 			}

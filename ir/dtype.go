@@ -154,6 +154,32 @@ func (d DType) ItemSize() int {
 	return dtypeTable[d].itemSize
 }
 
+// WrapInt truncates v to d's width, as storing it into a tensor of d and
+// reading it back does: two's complement for the narrow integer types,
+// 0 or 1 for bool; v itself for every other dtype.
+func (d DType) WrapInt(v int64) int64 {
+	switch d {
+	case Bool:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	case U8:
+		return int64(uint8(v))
+	case I8:
+		return int64(int8(v))
+	case I16:
+		return int64(int16(v))
+	case U16:
+		return int64(uint16(v))
+	case I32:
+		return int64(int32(v))
+	case U32:
+		return int64(uint32(v))
+	}
+	return v
+}
+
 // Category is the promotion category.
 func (d DType) Category() Category {
 	if !d.Valid() {

@@ -410,27 +410,7 @@ func roundTo(dt ir.DType, v float64) float64 {
 		if dt.ItemSize() == 8 {
 			return math.Trunc(v) // float64 registers hold what int64 does
 		}
-		return float64(wrapInt(dt, int64(math.Trunc(v))))
-	}
-	return v
-}
-
-// wrapInt wraps v to the width of dt (narrower than 64 bits), as a
-// store of an int64 register does.
-func wrapInt(dt ir.DType, v int64) int64 {
-	switch dt {
-	case ir.I8:
-		return int64(int8(v))
-	case ir.U8:
-		return int64(uint8(v))
-	case ir.I16:
-		return int64(int16(v))
-	case ir.U16:
-		return int64(uint16(v))
-	case ir.I32:
-		return int64(int32(v))
-	case ir.U32:
-		return int64(uint32(v))
+		return float64(dt.WrapInt(int64(math.Trunc(v))))
 	}
 	return v
 }

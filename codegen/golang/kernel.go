@@ -700,7 +700,7 @@ func constExpr(s lowering.Scalar, dt ir.DType, d dtInfo) string {
 	case regBool:
 		return strconv.FormatBool(s.Bool)
 	case regI64:
-		return "int64(" + strconv.FormatInt(wrapConst(dt, s.Int), 10) + ")"
+		return "int64(" + strconv.FormatInt(dt.WrapInt(s.Int), 10) + ")"
 	case regF64:
 		return f64Lit(s.Float)
 	}
@@ -742,23 +742,4 @@ func roundConst(dt ir.DType, f float32) float32 {
 		return f
 	}
 	return round(f)
-}
-
-// wrapConst wraps an integer constant to dt's width.
-func wrapConst(dt ir.DType, v int64) int64 {
-	switch dt {
-	case ir.U8:
-		return int64(uint8(v))
-	case ir.I8:
-		return int64(int8(v))
-	case ir.U16:
-		return int64(uint16(v))
-	case ir.I16:
-		return int64(int16(v))
-	case ir.U32:
-		return int64(uint32(v))
-	case ir.I32:
-		return int64(int32(v))
-	}
-	return v
 }
