@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -50,25 +51,20 @@ func replicateAt(pos, middle sym.Expr) sym.Expr {
 // padding against the sizes.
 func lowerPadRemap(at func(pos, middle sym.Expr) sym.Expr) rule {
 	return func(l *lowerer, c *ops.Call) error {
-		out, in, err := l.operands(c, "self")
-		if err != nil {
-			return err
-		}
 		pad, err := c.SymInts("padding")
 		if err != nil {
 			return err
 		}
-		shape, inShape := out.layout.Shape, in[0].layout.Shape
-		if len(pad)%2 != 0 || len(pad)/2 > len(shape) || len(inShape) != len(shape) {
-			return fmt.Errorf("%s: padding %v for rank %d", c.Op, pad, len(shape))
-		}
-		x := outerVars(len(shape))
-		idx := append([]sym.Expr{}, x...)
-		for i := range len(pad) / 2 {
-			d := len(shape) - 1 - i
-			idx[d] = at(sym.Sub(x[d], pad[2*i]), inShape[d])
-		}
-		return l.remap(out, in[0], x, idx)
+		return l.remapSelf(c, func(x, idx, shape, inShape []sym.Expr) error {
+			if len(pad)%2 != 0 || len(pad)/2 > len(shape) || len(inShape) != len(shape) {
+				return fmt.Errorf("%s: padding %v for rank %d", c.Op, pad, len(shape))
+			}
+			for i := range len(pad) / 2 {
+				d := len(shape) - 1 - i
+				idx[d] = at(sym.Sub(x[d], pad[2*i]), inShape[d])
+			}
+			return nil
+		})
 	}
 }
 
@@ -76,35 +72,26 @@ func lowerPadRemap(at func(pos, middle sym.Expr) sym.Expr) rule {
 // kernel over the result (Inductor's flip is a pointwise index remap too).
 // The meta rule has checked dims (in range, no repeats).
 func lowerFlip(l *lowerer, c *ops.Call) error {
-	out, in, err := l.operands(c, "self")
-	if err != nil {
-		return err
-	}
 	dims, err := c.Ints("dims")
 	if err != nil {
 		return err
 	}
-	shape := out.layout.Shape
-	x := outerVars(len(shape))
-	at := append([]sym.Expr{}, x...)
-	for _, dim := range dims {
-		d, err := remapDim(c, dim, len(shape))
-		if err != nil {
-			return err
+	return l.remapSelf(c, func(x, at, shape, _ []sym.Expr) error {
+		for _, dim := range dims {
+			d, err := remapDim(c, dim, len(shape))
+			if err != nil {
+				return err
+			}
+			at[d] = sym.Sub(sym.Sub(shape[d], sym.Const(1)), x[d])
 		}
-		at[d] = sym.Sub(sym.Sub(shape[d], sym.Const(1)), x[d])
-	}
-	return l.remap(out, in[0], x, at)
+		return nil
+	})
 }
 
 // lowerRoll reads self at (x_d + n_d - s_d mod n_d) mod n_d along each
 // rolled dim (the numerator stays non-negative); with no dims, at the
 // rolled flat position, unravelled.
 func lowerRoll(l *lowerer, c *ops.Call) error {
-	out, in, err := l.operands(c, "self")
-	if err != nil {
-		return err
-	}
 	shifts, err := c.SymInts("shifts")
 	if err != nil {
 		return err
@@ -113,40 +100,47 @@ func lowerRoll(l *lowerer, c *ops.Call) error {
 	if err != nil {
 		return err
 	}
-	shape := out.layout.Shape
-	x := outerVars(len(shape))
 	rolled := func(i, n, s sym.Expr) sym.Expr { return sym.Mod(sym.Sum(i, n, sym.Neg(sym.Mod(s, n))), n) }
-	at := append([]sym.Expr{}, x...)
-	switch {
-	case len(dims) == 0 && len(shifts) == 1:
-		n := sym.Const(1)
-		for _, e := range shape {
-			n = sym.Mul(n, e)
-		}
-		f := rolled(rowMajorIndex(shape), n, shifts[0])
-		stride := sym.Const(1)
-		for d := len(shape) - 1; d >= 0; d-- {
-			at[d] = sym.Mod(sym.FloorDiv(f, stride), shape[d])
-			stride = sym.Mul(stride, shape[d])
-		}
-	case len(dims) == len(shifts):
-		for i, dim := range dims {
-			d, err := remapDim(c, dim, len(shape))
-			if err != nil {
-				return err
+	return l.remapSelf(c, func(x, at, shape, _ []sym.Expr) error {
+		switch {
+		case len(dims) == 0 && len(shifts) == 1:
+			f := rolled(rowMajorIndex(shape), product(shape), shifts[0])
+			stride := sym.Const(1)
+			for d := len(shape) - 1; d >= 0; d-- {
+				at[d] = sym.Mod(sym.FloorDiv(f, stride), shape[d])
+				stride = sym.Mul(stride, shape[d])
 			}
-			at[d] = rolled(x[d], shape[d], shifts[i])
+		case len(dims) == len(shifts):
+			for i, dim := range dims {
+				d, err := remapDim(c, dim, len(shape))
+				if err != nil {
+					return err
+				}
+				at[d] = rolled(x[d], shape[d], shifts[i])
+			}
+		default:
+			return fmt.Errorf("%s: %d shifts for %d dims", c.Op, len(shifts), len(dims))
 		}
-	default:
-		return fmt.Errorf("%s: %d shifts for %d dims", c.Op, len(shifts), len(dims))
-	}
-	return l.remap(out, in[0], x, at)
+		return nil
+	})
 }
 
-// remap is the pointwise kernel out[x] = in[at] over out's shape.
-func (l *lowerer) remap(out, in tensorRef, x, at []sym.Expr) error {
-	b := l.newKernel(out.layout.Shape)
-	b.store(out, x, b.load(in, at))
+// remapSelf is the pointwise kernel out[x] = self[at] over out's shape:
+// at starts as x, and move rewrites the dims it remaps (shape is out's,
+// inShape self's).
+func (l *lowerer) remapSelf(c *ops.Call, move func(x, at, shape, inShape []sym.Expr) error) error {
+	out, in, err := l.operands(c, "self")
+	if err != nil {
+		return err
+	}
+	shape := out.layout.Shape
+	x := outerVars(len(shape))
+	at := slices.Clone(x)
+	if err := move(x, at, shape, in[0].layout.Shape); err != nil {
+		return err
+	}
+	b := l.newKernel(shape)
+	b.store(out, x, b.load(in[0], at))
 	return nil
 }
 
