@@ -97,12 +97,14 @@ func (e *emitter) attention(c *ops.Call) (attention, bool) {
 	}
 	qt, kt, vt := tensor(a.q), tensor(a.k), tensor(a.v)
 	causal, err := c.Bool("is_causal")
+	dropout, _ := e.number(c, "dropout_p") // not a constant: the op stays whole
 	switch {
+	case e.err != nil:
 	case err != nil:
 		e.whole("%v", err)
 	case qt.Rank() != 4 || kt.Rank() != 4 || vt.Rank() != 4:
 		e.whole("query, key and value are not 4-d")
-	case dropout(c) != 0:
+	case dropout != 0:
 		e.whole("dropout_p is not 0")
 	case qt.DType != ir.F32 && qt.DType != ir.F64:
 		e.whole("%s attention: the math path's softmax would upcast", qt.DType.Name())
@@ -172,17 +174,6 @@ func (e *emitter) likeStrides(out *ir.Value, like *ir.TensorType) *ir.Value {
 	out = e.call("aten::permute.default", []ir.Arg{val(out), ints(order...)})
 	out = e.call("aten::clone.default", []ir.Arg{val(out)}, kw("memory_format", ir.EnumArg("contiguous_format")))
 	return e.call("aten::permute.default", []ir.Arg{val(out), ints(inverse...)})
-}
-
-// dropout is the call's dropout_p (NaN when it is not a number).
-func dropout(c *ops.Call) float64 {
-	switch a := c.Arg("dropout_p"); a.Kind {
-	case ir.ArgFloat:
-		return a.Float
-	case ir.ArgInt:
-		return float64(a.Int)
-	}
-	return math.NaN()
 }
 
 // sizeList is an int[] argument of constant sizes; a symbolic one keeps
