@@ -410,7 +410,7 @@ func product(sizes []sym.Expr) sym.Expr {
 // inlineAt replaces the load s.ld by a copy of the producer's body
 // (store st excluded) computed at the element the load reads.
 func inlineAt(prod *Kernel, st *Instr, s inlineSite) {
-	m := producerIndex(prod.Outer, s.ld.Access.Index, loopFacts(s.k, s.st))
+	m := producerIndex(prod.Outer, s.ld.Access.Index, loopFacts(s.k.Outer, s.st.Reduce))
 	next := 0
 	for _, x := range s.k.Stages {
 		for _, in := range x.Body {
@@ -470,15 +470,16 @@ func producerIndex(sizes []sym.Expr, e sym.Expr, f *sym.Facts) map[string]sym.Ex
 	return m
 }
 
-// loopFacts are the ranges of a stage's loop variables (constant sizes).
-func loopFacts(k *Kernel, s *Stage) *sym.Facts {
+// loopFacts are the ranges of the loop variables of outer (x) and
+// reduce (r) ranges (constant sizes), to simplify index expressions with.
+func loopFacts(outer, reduce []sym.Expr) *sym.Facts {
 	f := &sym.Facts{}
-	for i, e := range k.Outer {
+	for i, e := range outer {
 		if n, ok := e.Const(); ok {
 			f.SetRange(OuterVar(i), 0, n-1)
 		}
 	}
-	for i, e := range s.Reduce {
+	for i, e := range reduce {
 		if n, ok := e.Const(); ok {
 			f.SetRange(ReduceVar(i), 0, n-1)
 		}

@@ -32,12 +32,7 @@ func scatterWhere(place placeFn) rule {
 			return err
 		}
 		// Clamps the loop ranges already keep inside go (Min(3, x0) for x0 < 4).
-		f := &sym.Facts{}
-		for i, n := range shape {
-			if v, ok := n.Const(); ok {
-				f.SetRange(OuterVar(i), 0, v-1)
-			}
-		}
+		f := loopFacts(shape, nil)
 		for i := range at {
 			at[i] = f.Simplify(at[i])
 		}

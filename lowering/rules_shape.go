@@ -296,12 +296,7 @@ func (l *lowerer) pointwiseCat(out tensorRef, dim int, stack bool, pieces []catP
 	shape := out.layout.Shape
 	b := l.newKernel(shape)
 	x := outerVars(len(shape))
-	f := &sym.Facts{} // the loop ranges, to drop the clamps they already keep
-	for i, n := range shape {
-		if v, ok := n.Const(); ok {
-			f.SetRange(OuterVar(i), 0, v-1)
-		}
-	}
+	f := loopFacts(shape, nil) // to drop the clamps the loop ranges already keep
 	dt := out.layout.DType
 	vals := make([]*Instr, len(pieces))
 	for k, pc := range pieces {
