@@ -175,10 +175,10 @@ func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr) (sites []i
 	for _, k := range ix.touching(b, reads) {
 		j := ix.pos[k]
 		if k.Extern != nil {
-			if k.Extern.Out.Buffer == b || slices.ContainsFunc(k.Extern.Args, func(a Operand) bool { return a.Buffer == b }) {
+			if k.Extern.Writes(b) || slices.ContainsFunc(k.Extern.Args, func(a Operand) bool { return a.Buffer == b }) {
 				return nil, 0, nil, false
 			}
-			if j > i && reads[k.Extern.Out.Buffer] {
+			if j > i && slices.ContainsFunc(k.Extern.Written(), func(w *Buffer) bool { return reads[w] }) {
 				return nil, 0, nil, false
 			}
 			continue
@@ -286,9 +286,11 @@ func newAccessIndex(p *Program) *accessIndex {
 func (ix *accessIndex) addKernel(k, src *Kernel) {
 	own := k == src
 	if src.Extern != nil {
-		ix.by.add(src.Extern.Out.Buffer, k)
-		if own {
-			ix.writers.add(src.Extern.Out.Buffer, k)
+		for _, w := range src.Extern.Written() {
+			ix.by.add(w, k)
+			if own {
+				ix.writers.add(w, k)
+			}
 		}
 		for _, a := range src.Extern.Args {
 			ix.by.add(a.Buffer, k)

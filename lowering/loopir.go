@@ -338,14 +338,40 @@ var BoolFns = map[string]bool{
 	"isnan": true, "isinf": true, "isfinite": true, "signbit": true,
 }
 
-// Extern is an opaque library call: mm, bmm, convolution. Args are its
-// tensor operands (buffer + layout); Params are its non-tensor arguments
-// (stride, padding, dilation, groups, ... as int64 lists, by schema name).
+// Extern is an opaque library call: mm, bmm, convolution, topk,
+// convolution_backward. Args are its tensor operands (buffer + layout);
+// Params are its non-tensor arguments (stride, padding, dilation, groups,
+// ... as int64 lists, by schema name). Outs are its results in schema
+// order: one for most ops, several for topk (values, indices) and
+// convolution_backward (grad_input, grad_weight, grad_bias). A result the
+// graph never reads has a nil Buffer: it is neither allocated nor
+// computed, and prints as "_".
 type Extern struct {
 	Op     string // registry name: "aten::mm", "aten::bmm", "aten::convolution"
 	Args   []Operand
 	Params map[string][]int64
-	Out    Operand
+	Outs   []Operand
+}
+
+// Written lists the buffers e writes: its present outputs, in order.
+func (e *Extern) Written() []*Buffer {
+	var bs []*Buffer
+	for _, o := range e.Outs {
+		if o.Buffer != nil {
+			bs = append(bs, o.Buffer)
+		}
+	}
+	return bs
+}
+
+// Writes reports whether e writes b.
+func (e *Extern) Writes(b *Buffer) bool {
+	for _, o := range e.Outs {
+		if o.Buffer != nil && o.Buffer == b {
+			return true
+		}
+	}
+	return false
 }
 
 // Operand is a tensor argument of an extern call; Buffer is nil for an

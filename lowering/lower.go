@@ -352,7 +352,7 @@ func programSyms(p *Program) []string {
 	for _, k := range p.Kernels {
 		add(k.Outer...)
 		if k.Extern != nil {
-			for _, o := range append(slices.Clone(k.Extern.Args), k.Extern.Out) {
+			for _, o := range append(slices.Clone(k.Extern.Args), k.Extern.Outs...) {
 				if o.Buffer != nil {
 					addLayout(o.Layout)
 				}

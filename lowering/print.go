@@ -159,7 +159,18 @@ func writeExtern(b *strings.Builder, e *Extern) {
 	for i, a := range e.Args {
 		args[i] = operandString(a)
 	}
-	fmt.Fprintf(b, "  %s = %s(%s)", operandString(e.Out), e.Op, strings.Join(args, ", "))
+	outs := make([]string, len(e.Outs))
+	for i, o := range e.Outs {
+		outs[i] = "_"
+		if o.Buffer != nil {
+			outs[i] = operandString(o)
+		}
+	}
+	lhs := strings.Join(outs, ", ")
+	if len(outs) != 1 {
+		lhs = "(" + lhs + ")"
+	}
+	fmt.Fprintf(b, "  %s = %s(%s)", lhs, e.Op, strings.Join(args, ", "))
 	for _, key := range sortedKeys(e.Params) {
 		fmt.Fprintf(b, " %s=%v", key, e.Params[key])
 	}

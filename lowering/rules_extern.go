@@ -31,6 +31,8 @@ func externRules() map[string]rule {
 	}
 	t["addmm"] = lowerAddmmExtern
 	t["baddbmm"] = lowerAddmm("aten::bmm.default", "batch1", "batch2")
+	t["topk"] = lowerTopk
+	t["convolution_backward"] = lowerConvBackward
 	return t
 }
 
@@ -39,7 +41,7 @@ func (s externSpec) lower(l *lowerer, c *ops.Call) error {
 	if err != nil {
 		return err
 	}
-	e := &Extern{Op: c.Op.QualifiedName(), Out: Operand{out.buf, out.layout}, Params: map[string][]int64{}}
+	e := &Extern{Op: c.Op.QualifiedName(), Outs: []Operand{{out.buf, out.layout}}, Params: map[string][]int64{}}
 	for _, name := range s.tensors {
 		a := c.Arg(name)
 		if a.Kind == ir.ArgNone {
@@ -105,7 +107,7 @@ func lowerAddmmExtern(l *lowerer, c *ops.Call) error {
 	}
 	l.newExtern(&Extern{Op: "aten::addmm.default", Params: map[string][]int64{},
 		Args: []Operand{{bias.buf, expanded}, {in[0].buf, in[0].layout}, {in[1].buf, in[1].layout}},
-		Out:  Operand{out.buf, out.layout}})
+		Outs: []Operand{{out.buf, out.layout}}})
 	return nil
 }
 
@@ -150,7 +152,7 @@ func lowerAddmm(mmOp, m1, m2 string) rule {
 		prod := Layout{DType: opmath(out.layout.DType), Shape: shape, Strides: ir.ContiguousStrides(shape), Offset: sym.Const(0)}
 		pbuf := l.newBuffer("", prod.DType, extent(prod), BufIntermediate)
 		l.newExtern(&Extern{Op: mmOp, Args: []Operand{{a.buf, a.layout}, {b.buf, b.layout}},
-			Out: Operand{pbuf, prod}, Params: map[string][]int64{}})
+			Outs: []Operand{{pbuf, prod}}, Params: map[string][]int64{}})
 		return addmmEpilogue(l, c, out, tensorRef{pbuf, prod})
 	}
 }

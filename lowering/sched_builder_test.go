@@ -226,7 +226,7 @@ func (b *schedBuilder) mm(origin string, x, w schedT) schedT {
 	shape := []sym.Expr{x.lay.Shape[0], w.lay.Shape[1]}
 	out := schedT{b.buffer(BufIntermediate, "", shape), contiguousLayout(shape)}
 	k := &Kernel{Name: "kernel" + itoa(len(b.p.Kernels)), Origins: []string{origin}, Vec: 1,
-		Extern: &Extern{Op: "aten::mm", Args: []Operand{{x.buf, x.lay}, {w.buf, w.lay}}, Out: Operand{out.buf, out.lay}}}
+		Extern: &Extern{Op: "aten::mm", Args: []Operand{{x.buf, x.lay}, {w.buf, w.lay}}, Outs: []Operand{{out.buf, out.lay}}}}
 	b.p.Kernels = append(b.p.Kernels, k)
 	return out
 }

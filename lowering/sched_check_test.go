@@ -32,7 +32,9 @@ func schedCheck(t *testing.T, p *Program, outputsBefore []string) {
 			for _, a := range k.Extern.Args {
 				requireWritten(t, a.Buffer, written, k.Name)
 			}
-			written[k.Extern.Out.Buffer] = true
+			for _, w := range k.Extern.Written() {
+				written[w] = true
+			}
 			continue
 		}
 		require.NoError(t, checkKernelValues(k, p.Syms, known, written), "%s\n%s", k.Name, k)

@@ -337,7 +337,7 @@ func (e *schedEval) extern(x *Extern) {
 	if !strings.HasPrefix(x.Op, "aten::mm") {
 		e.fail("schedEval: extern %s", x.Op)
 	}
-	a, b, o := x.Args[0], x.Args[1], x.Out
+	a, b, o := x.Args[0], x.Args[1], x.Outs[0]
 	m, kk, n := e.eval(a.Layout.Shape[0]), e.eval(a.Layout.Shape[1]), e.eval(b.Layout.Shape[1])
 	at := func(op Operand, i, j int64) *float64 {
 		idx := e.eval(op.Layout.Index([]sym.Expr{sym.Const(i), sym.Const(j)}))

@@ -81,7 +81,7 @@ func checkFusable(p *Program) error {
 			return fmt.Errorf("fuse: nil kernel")
 		}
 		if k.Extern != nil {
-			if k.Extern.Out.Buffer == nil {
+			if len(k.Extern.Written()) == 0 {
 				return fmt.Errorf("fuse: %s: extern call without an output buffer", k.Name)
 			}
 			continue
@@ -215,7 +215,9 @@ func countBufferUses(k *Kernel, uses map[*Buffer]int, pinned map[*Buffer]bool) {
 				uses[a.Buffer]++
 			}
 		}
-		pinned[k.Extern.Out.Buffer] = true
+		for _, w := range k.Extern.Written() {
+			pinned[w] = true
+		}
 		return
 	}
 	for _, st := range k.Stages {
@@ -241,7 +243,10 @@ func kernelAccesses(k *Kernel) (reads, writes []*Buffer) {
 		for _, a := range k.Extern.Args {
 			reads = add(reads, seenR, a.Buffer)
 		}
-		return reads, add(nil, seenW, k.Extern.Out.Buffer)
+		for _, w := range k.Extern.Written() {
+			writes = add(writes, seenW, w)
+		}
+		return reads, writes
 	}
 	for _, st := range k.Stages {
 		for _, in := range st.Body {

@@ -76,7 +76,9 @@ func firstWrites(p *Program) map[*Buffer]int {
 	}
 	for i, k := range p.Kernels {
 		if k.Extern != nil {
-			note(k.Extern.Out.Buffer, i)
+			for _, w := range k.Extern.Written() {
+				note(w, i)
+			}
 		}
 		for _, s := range k.Stages {
 			for _, in := range s.Body {
@@ -153,8 +155,19 @@ func (kc *kernelCheck) extern(e *Extern) {
 			kc.read(a.Buffer, fmt.Sprintf("extern arg %d", i))
 		}
 	}
-	if e.Out.Buffer == nil || !kc.v.bufs[e.Out.Buffer] {
-		kc.errorf("extern output buffer is not in the program")
+	if len(e.Written()) == 0 {
+		kc.errorf("extern call writes no output")
+	}
+	seen := map[*Buffer]bool{}
+	for i, o := range e.Outs {
+		switch {
+		case o.Buffer == nil:
+		case !kc.v.bufs[o.Buffer]:
+			kc.errorf("extern output %d: buffer %s is not in the program", i, o.Buffer.Name)
+		case seen[o.Buffer]:
+			kc.errorf("extern output %d: buffer %s is written by another output of the call", i, o.Buffer.Name)
+		}
+		seen[o.Buffer] = true
 	}
 }
 

@@ -61,8 +61,11 @@ func newConvGeom(out, x, w *Tensor, params map[string][]int64) (*convGeom, error
 		return nil, fmt.Errorf("aten::convolution: output shape %v does not fit input %v and weight %v", out.Shape, x.Shape, w.Shape)
 	}
 	for d := range 3 {
+		if g.stride[d] <= 0 || g.dila[d] <= 0 || g.pad[d] < 0 {
+			return nil, fmt.Errorf("aten::convolution: stride %v, dilation %v and padding %v must be positive, positive and non-negative", g.stride, g.dila, g.pad)
+		}
 		want := (g.in[d]+2*g.pad[d]-g.dila[d]*(g.k[d]-1)-1)/g.stride[d] + 1
-		if g.stride[d] <= 0 || g.out[d] != want {
+		if g.out[d] != want {
 			return nil, fmt.Errorf("aten::convolution: output shape %v does not fit input %v and weight %v", out.Shape, x.Shape, w.Shape)
 		}
 	}

@@ -21,20 +21,21 @@ func externOp(e *lowering.Extern) string {
 
 func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature, error) {
 	e := k.Extern
-	sig := &signature{name: k.Name, written: map[*lowering.Buffer]bool{e.Out.Buffer: true}, lanes: 1, work: sym.Const(1)}
+	sig := &signature{name: k.Name, written: map[*lowering.Buffer]bool{}, lanes: 1, work: sym.Const(1)}
 	seen := map[*lowering.Buffer]bool{}
-	for _, o := range append(slices.Clone(e.Args), e.Out) {
+	for _, o := range append(slices.Clone(e.Args), e.Outs...) {
 		if o.Buffer != nil && !seen[o.Buffer] {
 			seen[o.Buffer] = true
 			sig.buffers = append(sig.buffers, o.Buffer)
 		}
 	}
-	slices.SortFunc(sig.buffers, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
-	for _, s := range e.Out.Layout.Shape {
-		sig.work = sym.Mul(sig.work, s)
+	for _, w := range e.Written() {
+		sig.written[w] = true
 	}
+	slices.SortFunc(sig.buffers, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
 	x := &xgen{e: em, p: p, k: k, sig: sig}
 	var body func() error
+	multi := false // a multi-output op sets its own work and header
 	switch externOp(e) {
 	case "aten::mm":
 		body = func() error { return x.matmul(false) }
@@ -44,13 +45,30 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body = x.addmm
 	case "aten::convolution":
 		body = x.convolution
+	case "aten::topk":
+		body, multi = x.topk, true
+	case "aten::convolution_backward":
+		body, multi = x.convolutionBackward, true
 	default:
-		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution)", k.Name, e.Op)
+		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, convolution_backward)", k.Name, e.Op)
 	}
-	if _, err := info(e.Out.Layout.DType); err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+	for _, o := range e.Outs {
+		if o.Buffer == nil {
+			continue
+		}
+		if _, err := info(o.Layout.DType); err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
 	}
-	x.header()
+	if !multi {
+		if len(e.Outs) != 1 || e.Outs[0].Buffer == nil {
+			return nil, fmt.Errorf("kernel %s: %s expects one output, got %d", k.Name, e.Op, len(e.Outs))
+		}
+		for _, s := range x.out().Layout.Shape {
+			sig.work = sym.Mul(sig.work, s)
+		}
+		x.header(x.out().Layout.Shape)
+	}
 	if err := body(); err != nil {
 		return nil, fmt.Errorf("kernel %s: %s: %w", k.Name, e.Op, err)
 	}
@@ -68,10 +86,19 @@ type xgen struct {
 	sig *signature
 }
 
-func (x *xgen) header() {
+// out is a single-output extern's output.
+func (x *xgen) out() lowering.Operand { return x.k.Extern.Outs[0] }
+
+// header opens the kernel and its grid-stride loop over sig.work, and
+// unpacks w into o0, o1, ... over shape (none for an empty shape).
+func (x *xgen) header(shape []sym.Expr) {
+	x.headerAs("one thread per output element", shape)
+}
+
+func (x *xgen) headerAs(what string, shape []sym.Expr) {
 	k, e := x.k, x.k.Extern
 	x.e.line("")
-	x.e.line("// %s: extern %s, origins [%s]: naive, one thread per output element", k.Name, e.Op, strings.Join(k.Origins, ", "))
+	x.e.line("// %s: extern %s, origins [%s]: naive, %s", k.Name, e.Op, strings.Join(k.Origins, ", "), what)
 	params := []string{}
 	for _, b := range x.sig.buffers {
 		c := "const "
@@ -88,14 +115,21 @@ func (x *xgen) header() {
 	x.e.line("const long long nwork = %s;", x.sig.work.Code())
 	x.e.line("for (long long w = (long long)KILN_BID * KILN_BDIM + KILN_TID; w < nwork; w += (long long)KILN_GDIM * KILN_BDIM) {")
 	x.e.in()
-	x.e.line("long long rest = w;")
-	shape := e.Out.Layout.Shape
+	x.unpack(shape, "o", "w")
+}
+
+// unpack declares <v>0, <v>1, ... as from's row-major position in shape.
+func (x *xgen) unpack(shape []sym.Expr, v, from string) {
+	if len(shape) == 0 {
+		return
+	}
+	x.e.line("long long rest = %s;", from)
 	for i := len(shape) - 1; i >= 0; i-- {
 		if i == 0 {
-			x.e.line("const long long o0 = rest;")
+			x.e.line("const long long %s0 = rest;", v)
 			continue
 		}
-		x.e.line("const long long o%d = rest %% (%s);", i, shape[i].Code())
+		x.e.line("const long long %s%d = rest %% (%s);", v, i, shape[i].Code())
 		x.e.line("rest /= (%s);", shape[i].Code())
 	}
 }
@@ -116,7 +150,7 @@ func (x *xgen) operand(o lowering.Operand, idx ...string) (string, error) {
 // accumulate declares acc, runs loops (written by the caller's body) and
 // stores acc into the output at (o0, o1, ...).
 func (x *xgen) store() {
-	out := x.k.Extern.Out
+	out := x.out()
 	d := dtInfos[out.Layout.DType]
 	idx := make([]string, len(out.Layout.Shape))
 	for i := range idx {
@@ -125,7 +159,7 @@ func (x *xgen) store() {
 	x.e.line("%s[%s] = k_st_%s(acc);", bufParam(out.Buffer), layoutIndex(out.Layout, idx), d.suffix)
 }
 
-func (x *xgen) accType() string { return cType(dtInfos[x.k.Extern.Out.Layout.DType].reg) }
+func (x *xgen) accType() string { return cType(dtInfos[x.out().Layout.DType].reg) }
 
 // matmul: out[b, i, j] = Σ_k a[b, i, k] · m[b, k, j].
 func (x *xgen) matmul(batched bool) error {
@@ -149,12 +183,11 @@ func (x *xgen) addmm() error {
 // product accumulates a·m (batched: per o0) and adds bias, when given,
 // at the output's index.
 func (x *xgen) product(a, m lowering.Operand, batched bool, bias *lowering.Operand) error {
-	e := x.k.Extern
 	rank := 2
 	if batched {
 		rank = 3
 	}
-	if len(a.Layout.Shape) != rank || len(m.Layout.Shape) != rank || len(e.Out.Layout.Shape) != rank {
+	if len(a.Layout.Shape) != rank || len(m.Layout.Shape) != rank || len(x.out().Layout.Shape) != rank {
 		return fmt.Errorf("expects rank-%d operands", rank)
 	}
 	ai, mi := []string{"o0", "r"}, []string{"r", "o1"}

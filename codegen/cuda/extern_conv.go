@@ -1,6 +1,10 @@
 package cuda
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kiln-compiler/kiln/lowering"
+)
 
 // convolution: aten::convolution(input, weight, bias, stride, padding,
 // dilation, transposed, output_padding, groups) with N spatial dims,
@@ -15,42 +19,14 @@ func (x *xgen) convolution() error {
 	in, wt, bias := e.Args[0], e.Args[1], e.Args[2]
 	rank := len(in.Layout.Shape)
 	nsp := rank - 2
-	if nsp < 1 || len(wt.Layout.Shape) != rank || len(e.Out.Layout.Shape) != rank {
-		return fmt.Errorf("expects operands of equal rank >= 3, got %d, %d, %d", rank, len(wt.Layout.Shape), len(e.Out.Layout.Shape))
+	if nsp < 1 || len(wt.Layout.Shape) != rank || len(x.out().Layout.Shape) != rank {
+		return fmt.Errorf("expects operands of equal rank >= 3, got %d, %d, %d", rank, len(wt.Layout.Shape), len(x.out().Layout.Shape))
 	}
-	param := func(name string, def int64) ([]int64, error) {
-		v := e.Params[name]
-		switch {
-		case len(v) == 0:
-			v = []int64{def}
-		case len(v) != 1 && len(v) != nsp:
-			return nil, fmt.Errorf("%s has %d values for %d spatial dims", name, len(v), nsp)
-		}
-		out := make([]int64, nsp)
-		for i := range out {
-			out[i] = v[min(i, len(v)-1)]
-		}
-		return out, nil
-	}
-	stride, err := param("stride", 1)
+	cp, err := convParams(e.Params, nsp)
 	if err != nil {
 		return err
 	}
-	pad, err := param("padding", 0)
-	if err != nil {
-		return err
-	}
-	dil, err := param("dilation", 1)
-	if err != nil {
-		return err
-	}
-	groups := int64(1)
-	if g := e.Params["groups"]; len(g) > 0 {
-		groups = g[0]
-	}
-	if groups < 1 {
-		return fmt.Errorf("groups must be positive, got %d", groups)
-	}
+	stride, pad, dil, groups := cp.stride, cp.pad, cp.dil, cp.groups
 	transposed := len(e.Params["transposed"]) > 0 && e.Params["transposed"][0] != 0
 	acc := x.accType()
 	x.e.line("%s acc = 0;", acc)
@@ -67,7 +43,7 @@ func (x *xgen) convolution() error {
 		x.e.line("const long long og = (%s), cg = (%s) / %d;", wt.Layout.Shape[1].Code(), in.Layout.Shape[1].Code(), groups)
 		x.e.line("const long long grp = o1 / og, oc = o1 %% og;")
 	} else {
-		x.e.line("const long long cg = (%s), og = (%s) / %d;", wt.Layout.Shape[1].Code(), e.Out.Layout.Shape[1].Code(), groups)
+		x.e.line("const long long cg = (%s), og = (%s) / %d;", wt.Layout.Shape[1].Code(), x.out().Layout.Shape[1].Code(), groups)
 		x.e.line("const long long grp = o1 / og;")
 	}
 	x.e.line("for (long long c = 0; c < cg; ++c) {")
@@ -110,4 +86,54 @@ func (x *xgen) convolution() error {
 	x.e.line("}")
 	x.store()
 	return nil
+}
+
+// convP is a convolution's parameters and, for its backward, operands.
+type convP struct {
+	stride, pad, dil []int64
+	groups           int64
+	nsp              int
+	gout, in, wt     lowering.Operand
+}
+
+// convParams reads stride, padding and dilation (one value per spatial
+// dim, or one for all) and groups.
+func convParams(params map[string][]int64, nsp int) (*convP, error) {
+	param := func(name string, def int64) ([]int64, error) {
+		v := params[name]
+		switch {
+		case len(v) == 0:
+			v = []int64{def}
+		case len(v) != 1 && len(v) != nsp:
+			return nil, fmt.Errorf("%s has %d values for %d spatial dims", name, len(v), nsp)
+		}
+		out := make([]int64, nsp)
+		for i := range out {
+			out[i] = v[min(i, len(v)-1)]
+		}
+		return out, nil
+	}
+	cp := &convP{groups: 1, nsp: nsp}
+	var err error
+	if cp.stride, err = param("stride", 1); err != nil {
+		return nil, err
+	}
+	if cp.pad, err = param("padding", 0); err != nil {
+		return nil, err
+	}
+	if cp.dil, err = param("dilation", 1); err != nil {
+		return nil, err
+	}
+	for i := range cp.stride {
+		if cp.stride[i] <= 0 || cp.dil[i] <= 0 {
+			return nil, fmt.Errorf("stride %v and dilation %v must be positive", cp.stride, cp.dil)
+		}
+	}
+	if g := params["groups"]; len(g) > 0 {
+		cp.groups = g[0]
+	}
+	if cp.groups < 1 {
+		return nil, fmt.Errorf("groups must be positive, got %d", cp.groups)
+	}
+	return cp, nil
 }

@@ -140,7 +140,7 @@ func TestMatmulExtern(t *testing.T) {
 	b.p.Kernels = append(b.p.Kernels, &lowering.Kernel{Name: "kernel0", Vec: 1, Extern: &lowering.Extern{
 		Op:   "aten::mm.default",
 		Args: []lowering.Operand{{Buffer: a, Layout: b.p.Inputs[0].Layout}, {Buffer: bt, Layout: bl}},
-		Out:  lowering.Operand{Buffer: out, Layout: b.p.Outputs[0].Layout}, Params: map[string][]int64{}}})
+		Outs: []lowering.Operand{{Buffer: out, Layout: b.p.Outputs[0].Layout}}, Params: map[string][]int64{}}})
 	as, bs := fvals(35, 4), fvals(21, 5)
 	outs := runHand(t, b.p, map[string]*interp.Tensor{
 		"a": interp.FromFloats(ir.F32, []int64{5, 7}, as), "bt": interp.FromFloats(ir.F32, []int64{3, 7}, bs)})

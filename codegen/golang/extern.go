@@ -10,12 +10,17 @@ import (
 	"github.com/kiln-compiler/kiln/lowering"
 )
 
-// emitExtern calls the runtime's loop implementation of the library op.
+// emitExtern calls the runtime's loop implementation of the library op:
+// rt.Extern for one output, rt.ExternN for several (nil where the graph
+// never reads an output, which the runtime then does not compute).
 func (g *kernelGen) emitExtern() error {
 	e := g.k.Extern
-	out, err := operandLit(e.Out)
-	if err != nil {
-		return err
+	outs := make([]string, len(e.Outs))
+	var err error
+	for i, o := range e.Outs {
+		if outs[i], err = operandLit(o); err != nil {
+			return err
+		}
 	}
 	args := make([]string, len(e.Args))
 	for i, a := range e.Args {
@@ -36,8 +41,13 @@ func (g *kernelGen) emitExtern() error {
 		}
 		params[i] = fmt.Sprintf("%q: {%s}", k, strings.Join(vals, ", "))
 	}
-	g.c.line("return rt.Extern(%q, %s, []*rt.Tensor{%s}, map[string][]int64{%s})",
-		e.Op, out, strings.Join(args, ", "), strings.Join(params, ", "))
+	if len(outs) == 1 && e.Outs[0].Buffer != nil {
+		g.c.line("return rt.Extern(%q, %s, []*rt.Tensor{%s}, map[string][]int64{%s})",
+			e.Op, outs[0], strings.Join(args, ", "), strings.Join(params, ", "))
+		return nil
+	}
+	g.c.line("return rt.ExternN(%q, []*rt.Tensor{%s}, []*rt.Tensor{%s}, map[string][]int64{%s})",
+		e.Op, strings.Join(outs, ", "), strings.Join(args, ", "), strings.Join(params, ", "))
 	return nil
 }
 

@@ -90,7 +90,9 @@ func kernelBuffers(k *lowering.Kernel) []*lowering.Buffer {
 		}
 	}
 	if e := k.Extern; e != nil {
-		add(e.Out.Buffer)
+		for _, o := range e.Outs {
+			add(o.Buffer)
+		}
 		for _, a := range e.Args {
 			add(a.Buffer)
 		}

@@ -333,7 +333,7 @@ func caseMatmul() *genCase {
 	o := b.output("out", f32, c(5), c(3))
 	b.p.Kernels = append(b.p.Kernels, &lowering.Kernel{Name: "kernel0", Vec: 1, Extern: &lowering.Extern{
 		Op: "aten::mm", Args: []lowering.Operand{{Buffer: a, Layout: contiguous(f32, c(5), c(7))}, {Buffer: bb, Layout: bl}},
-		Out: lowering.Operand{Buffer: o, Layout: contiguous(f32, c(5), c(3))}}})
+		Outs: []lowering.Operand{{Buffer: o, Layout: contiguous(f32, c(5), c(3))}}}})
 	at, bt := interp.FromFloats(f32, []int64{5, 7}, wave(35, 1)), interp.FromFloats(f32, []int64{7, 3}, wave(21, 2))
 	fxSrc := `def forward(self, a: "f32[5, 7]", b: "f32[7, 3]"):
     mm: "f32[5, 3]" = torch.ops.aten.mm.default(a, b)
@@ -358,7 +358,7 @@ func caseConv2d() *genCase {
 			{Buffer: bias, Layout: b.p.Inputs[2].Layout}},
 		Params: map[string][]int64{"stride": {2, 2}, "padding": {1, 1}, "dilation": {2, 1}, "groups": {2},
 			"transposed": {0}, "output_padding": {0, 0}},
-		Out: lowering.Operand{Buffer: o, Layout: b.p.Outputs[0].Layout}}})
+		Outs: []lowering.Operand{{Buffer: o, Layout: b.p.Outputs[0].Layout}}}})
 	xt := interp.FromFloats(f32, []int64{2, 4, 9, 9}, wave(648, 1))
 	wt := interp.FromFloats(f32, []int64{6, 2, 3, 3}, wave(108, 0.5))
 	bt := interp.FromFloats(f32, []int64{6}, wave(6, 1))

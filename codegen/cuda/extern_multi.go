@@ -1,0 +1,169 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/lowering"
+)
+
+// Extern calls with several outputs. Each output the program reads gets
+// its stores; an absent one (nil Buffer) is neither a parameter nor
+// computed.
+
+// topk: one thread per row (the input's positions with dim taken out).
+// Element j goes to position r = the number of row elements that come
+// before it: larger (NaN above every number; smaller for largest=False),
+// or equal at a lower index. That is O(n²) per row and needs no scratch
+// memory; the output is sorted whatever `sorted` says, and ties keep
+// index order (PyTorch's CUDA topk leaves tie order to its radix select
+// and sort; its CPU kernel's differs, see rt/topk_stl.go).
+func (x *xgen) topk() error {
+	e := x.k.Extern
+	if len(e.Args) != 1 || e.Args[0].Buffer == nil || len(e.Outs) != 2 {
+		return fmt.Errorf("expects self and two outputs")
+	}
+	in := e.Args[0]
+	k, dim := e.Params["k"], e.Params["dim"]
+	largest := len(e.Params["largest"]) == 0 || e.Params["largest"][0] != 0
+	shape := in.Layout.Shape
+	if len(k) != 1 || len(dim) != 1 || dim[0] < 0 || dim[0] >= int64(max(len(shape), 1)) || k[0] < 0 {
+		return fmt.Errorf("k %v and dim %v do not fit a %d-d input", k, dim, len(shape))
+	}
+	d := int(dim[0])
+	var rows []sym.Expr
+	n := sym.Const(1)
+	for i, s := range shape {
+		if i == d {
+			n = s
+			continue
+		}
+		rows = append(rows, s)
+	}
+	for _, s := range rows {
+		x.sig.work = sym.Mul(x.sig.work, s)
+	}
+	x.headerAs("one thread per row, rank selection (O(n^2) per row)", rows)
+	at := func(j string) []string { // the input / output index with j at dim
+		idx := make([]string, 0, len(shape))
+		for i := range rows {
+			if i == d {
+				idx = append(idx, j)
+			}
+			idx = append(idx, fmt.Sprintf("o%d", i))
+		}
+		if len(idx) < len(shape) {
+			idx = append(idx, j)
+		}
+		return idx
+	}
+	reg := cType(dtInfos[in.Layout.DType].reg)
+	aj, err := x.operand(in, at("j")...)
+	if err != nil {
+		return err
+	}
+	ai, err := x.operand(in, at("i")...)
+	if err != nil {
+		return err
+	}
+	// before(p, q): p comes before q in the row's order
+	before := "((%[1]s != %[1]s) && !(%[2]s != %[2]s)) || %[1]s > %[2]s"
+	if !largest {
+		before = "(!(%[1]s != %[1]s) && (%[2]s != %[2]s)) || %[1]s < %[2]s"
+	}
+	x.e.line("for (long long j = 0; j < (%s); ++j) {", n.Code())
+	x.e.in()
+	x.e.line("const %s a = %s;", reg, aj)
+	x.e.line("long long r = 0;")
+	x.e.line("for (long long i = 0; i < (%s) && r < %d; ++i) {", n.Code(), k[0])
+	x.e.in()
+	x.e.line("const %s b = %s;", reg, ai)
+	x.e.line("if ((%s) || (!(%s) && i < j)) ++r;", fmt.Sprintf(before, "b", "a"), fmt.Sprintf(before, "a", "b"))
+	x.e.out()
+	x.e.line("}")
+	x.e.line("if (r < %d) {", k[0])
+	x.e.in()
+	if v := e.Outs[0]; v.Buffer != nil {
+		x.e.line("%s[%s] = k_st_%s(a);", bufParam(v.Buffer), layoutIndex(v.Layout, at("r")), dtInfos[v.Layout.DType].suffix)
+	}
+	if ix := e.Outs[1]; ix.Buffer != nil {
+		x.e.line("%s[%s] = j;", bufParam(ix.Buffer), layoutIndex(ix.Layout, at("r")))
+	}
+	x.e.out()
+	x.e.line("}")
+	x.e.out()
+	x.e.line("}")
+	return nil
+}
+
+// convolutionBackward: one thread per element of every output asked for
+// (grad_input, then grad_weight, then grad_bias: w picks the output by
+// range), each a gather over the direct convolution's taps.
+func (x *xgen) convolutionBackward() error {
+	e := x.k.Extern
+	if len(e.Args) != 3 || len(e.Outs) != 3 {
+		return fmt.Errorf("expects grad_output, input, weight and three outputs")
+	}
+	gout, in, wt := e.Args[0], e.Args[1], e.Args[2]
+	rank := len(in.Layout.Shape)
+	nsp := rank - 2
+	if gout.Buffer == nil || in.Buffer == nil || wt.Buffer == nil || nsp < 1 ||
+		len(wt.Layout.Shape) != rank || len(gout.Layout.Shape) != rank {
+		return fmt.Errorf("expects grad_output, input and weight of equal rank >= 3")
+	}
+	if t := e.Params["transposed"]; len(t) > 0 && t[0] != 0 {
+		return fmt.Errorf("transposed convolution has no CUDA backward kernel")
+	}
+	cp, err := convParams(e.Params, nsp)
+	if err != nil {
+		return err
+	}
+	cp.nsp, cp.gout, cp.in, cp.wt = nsp, gout, in, wt
+	var sizes []string
+	for _, o := range e.Outs {
+		if o.Buffer == nil {
+			continue
+		}
+		n := sym.Const(1)
+		for _, s := range o.Layout.Shape {
+			n = sym.Mul(n, s)
+		}
+		x.sig.work = sym.Add(x.sig.work, n)
+		sizes = append(sizes, "("+n.Code()+")")
+	}
+	x.sig.work = sym.Sub(x.sig.work, sym.Const(1)) // work started at 1
+	x.headerAs("one thread per output element", nil)
+	bodies := []func(lowering.Operand) error{x.convGradInput(cp), x.convGradWeight(cp), x.convGradBias(cp)}
+	first, base := true, []string{"0"}
+	for i, o := range e.Outs {
+		if o.Buffer == nil {
+			continue
+		}
+		size := sizes[len(base)-1]
+		cond := "if"
+		if !first {
+			cond = "} else if"
+		}
+		x.e.line("%s (w < %s + %s) {", cond, strings.Join(base, " + "), size)
+		x.e.in()
+		x.unpack(o.Layout.Shape, "o", "w - ("+strings.Join(base, " + ")+")")
+		x.e.line("%s acc = 0;", cType(dtInfos[o.Layout.DType].reg))
+		if err := bodies[i](o); err != nil {
+			return err
+		}
+		x.e.line("%s[%s] = k_st_%s(acc);", bufParam(o.Buffer), layoutIndex(o.Layout, vars("o", len(o.Layout.Shape))), dtInfos[o.Layout.DType].suffix)
+		x.e.out()
+		first, base = false, append(base, size)
+	}
+	x.e.line("}")
+	return nil
+}
+
+func vars(v string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", v, i)
+	}
+	return out
+}

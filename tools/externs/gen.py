@@ -1,0 +1,111 @@
+"""PyTorch's CPU topk and convolution_backward on small cases, for kiln's
+Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
+
+Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
+
+Inputs are small integers or multiples of 1/8 (exact in every float
+dtype), so topk's ties are real ties and convolution sums are exact in f64.
+"""
+import json
+import math
+
+import torch
+
+
+def flat(t):
+    out = []
+    for v in t.reshape(-1).tolist():
+        if isinstance(v, float) and math.isnan(v):
+            out.append("nan")
+        elif isinstance(v, float) and math.isinf(v):
+            out.append("inf" if v > 0 else "-inf")
+        else:
+            out.append(v)
+    return out
+
+
+DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.float16: "f16"}
+
+
+def topk_cases():
+    g = torch.Generator().manual_seed(13)
+    cases = []
+
+    def add(name, x, k, dim=-1, largest=True, sorted=True):
+        v, i = torch.topk(x, k, dim=dim, largest=largest, sorted=sorted)
+        cases.append({"name": name, "dtype": DT[x.dtype], "shape": list(x.shape), "x": flat(x),
+                      "k": k, "dim": dim, "largest": largest, "sorted": sorted,
+                      "values": flat(v), "indices": flat(i)})
+
+    ties = torch.tensor([1., 3., 3., 2., 3., float("nan"), 1., float("nan")])
+    for largest in (True, False):
+        for srt in (True, False):
+            for k in (0, 1, 3, 4, 8):
+                add(f"ties_k{k}_l{int(largest)}_s{int(srt)}", ties, k, largest=largest, sorted=srt)
+    # every path of topk_impl_loop: nth_element (+ sort) for k·64 > n,
+    # partial_sort for k·64 <= n; rows long enough for introsort's loop
+    for n, k in ((40, 5), (100, 1), (200, 3), (300, 30), (1000, 10), (1000, 200), (64, 1), (65, 1)):
+        for largest in (True, False):
+            for srt in (True, False):
+                x = torch.randint(0, 7, (2, n), generator=g).double()
+                add(f"rand_ties_n{n}_k{k}_l{int(largest)}_s{int(srt)}", x, k, largest=largest, sorted=srt)
+    x = torch.randint(-4, 5, (3, 50, 4), generator=g).float()
+    x[0, 3, 1] = float("nan")
+    x[1, 10:20, 2] = float("nan")
+    add("dim1_f32_nan", x, 7, dim=1)
+    add("dim1_f32_nan_small", x, 7, dim=1, largest=False)
+    add("dim0_f32", x, 2, dim=0, sorted=False)
+    add("int64", torch.randint(-3, 4, (4, 90), generator=g), 9)
+    add("int64_big", torch.tensor([2**62 + 1, 2**62, -2**62, 2**62 + 1, 5]), 3)
+    add("int32", torch.randint(-3, 4, (5, 17), generator=g, dtype=torch.int32), 4, largest=False)
+    add("f16", (torch.randint(-20, 20, (3, 33), generator=g) / 8).half(), 5)
+    add("scalar", torch.tensor(2.5), 1, dim=0)
+    add("distinct", torch.randperm(500, generator=g).double().reshape(5, 100), 6, sorted=False)
+    add("empty_rows", torch.zeros(0, 6), 2)
+    return cases
+
+
+def conv_cases():
+    g = torch.Generator().manual_seed(101)
+    cases = []
+
+    def rnd(*shape, dtype=torch.float64):
+        return (torch.randint(-16, 17, shape, generator=g).to(dtype) / 8)
+
+    def add(name, xs, ws, stride, padding, dilation, groups, mask, bias=True, dtype=torch.float64):
+        x, w = rnd(*xs, dtype=dtype), rnd(*ws, dtype=dtype)
+        out = torch.nn.functional.__dict__[f"conv{len(xs) - 2}d"](x, w, None, stride, padding, dilation, groups)
+        go = rnd(*out.shape, dtype=dtype)
+        bs = [ws[0]] if bias else None
+        res = torch.ops.aten.convolution_backward(go, x, w, bs, stride, padding, dilation, False,
+                                                  [0] * (len(xs) - 2), groups, mask)
+        c = {"name": name, "dtype": DT[dtype], "grad_output_shape": list(go.shape), "grad_output": flat(go),
+             "input_shape": xs, "input": flat(x), "weight_shape": ws, "weight": flat(w),
+             "bias_sizes": bs, "stride": stride, "padding": padding, "dilation": dilation, "groups": groups,
+             "output_mask": mask}
+        for key, r in zip(("grad_input", "grad_weight", "grad_bias"), res):
+            c[key] = None if r is None else flat(r)
+        cases.append(c)
+
+    add("conv2d_plain", [2, 3, 5, 5], [4, 3, 3, 3], [1, 1], [0, 0], [1, 1], 1, [True, True, True])
+    add("conv2d_stride_pad", [2, 4, 7, 6], [6, 2, 3, 2], [2, 2], [1, 0], [1, 1], 2, [True, True, True])
+    add("conv2d_dilation", [1, 2, 9, 8], [3, 2, 3, 3], [1, 2], [2, 1], [2, 3], 1, [True, True, True])
+    add("conv2d_depthwise", [2, 4, 6, 6], [4, 1, 3, 3], [1, 1], [1, 1], [1, 1], 4, [True, False, True])
+    add("conv2d_mask_w_b", [4, 3, 8, 8], [8, 3, 3, 3], [1, 1], [1, 1], [1, 1], 1, [False, True, True])
+    add("conv2d_mask_x", [2, 3, 5, 5], [4, 3, 2, 2], [3, 3], [0, 0], [1, 1], 1, [True, False, False])
+    add("conv2d_no_bias", [2, 3, 5, 5], [4, 3, 3, 3], [1, 1], [1, 1], [1, 1], 1, [True, True, False], bias=False)
+    add("conv2d_patchify", [2, 3, 8, 8], [5, 3, 4, 4], [4, 4], [0, 0], [1, 1], 1, [False, True, True])
+    add("conv1d", [3, 4, 11], [6, 2, 3], [2], [1], [2], 2, [True, True, True])
+    add("conv3d", [1, 2, 4, 5, 4], [3, 2, 2, 3, 2], [1, 2, 1], [1, 0, 1], [1, 1, 2], 1, [True, True, True])
+    add("conv2d_f32", [2, 3, 6, 5], [4, 3, 3, 3], [1, 2], [1, 1], [1, 1], 1, [True, True, True], dtype=torch.float32)
+    add("conv2d_empty_batch", [0, 3, 5, 5], [4, 3, 3, 3], [1, 1], [0, 0], [1, 1], 1, [True, True, True])
+    return cases
+
+
+def main():
+    print(json.dumps({"torch": torch.__version__, "generator": "tools/externs/gen.py",
+                      "topk": topk_cases(), "convolution_backward": conv_cases()}, separators=(",", ":")))
+
+
+if __name__ == "__main__":
+    main()
