@@ -6,6 +6,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // Ops that build new tensors out of others' shapes: cat, stack, repeat,
@@ -288,7 +289,7 @@ func kSort(c *call) ([]any, error) {
 			return nil, err
 		}
 	}
-	k := int64(-1)
+	k, sorted := int64(-1), true
 	if c.has("k") {
 		if k, err = c.int("k"); err != nil {
 			return nil, err
@@ -298,6 +299,9 @@ func kSort(c *call) ([]any, error) {
 			return nil, err
 		}
 		desc = largest
+		if sorted, err = c.bool("sorted"); err != nil {
+			return nil, err
+		}
 	}
 	w, err := wrapDim(d, t.Dim())
 	if err != nil {
@@ -322,7 +326,11 @@ func kSort(c *call) ([]any, error) {
 		for i := range ix {
 			ix[i] = int64(i)
 		}
-		sort.SliceStable(ix, func(i, j int) bool { return less(xs[ix[i]], xs[ix[j]]) })
+		if k >= 0 { // topk: the first k as PyTorch's CPU kernel orders them, ties included; the rest is sliced off
+			copy(ix, rt.TopkRow(xs, int(k), desc, sorted))
+		} else {
+			sort.SliceStable(ix, func(i, j int) bool { return less(xs[ix[i]], xs[ix[j]]) })
+		}
 		out := make([]float64, len(xs))
 		for i, j := range ix {
 			out[i] = xs[j]

@@ -166,14 +166,7 @@ func topkRows[T float64 | int64](rows, n, k, inner int64, largest, sorted bool, 
 			for j := range n {
 				q[j] = stlElem[T]{at((oo*n+j)*inner + ii), j}
 			}
-			if k*64 <= n {
-				stlPartialSort(q, int(k), less)
-			} else {
-				stlNthElement(q, int(k-1), less)
-				if sorted {
-					stlSort(q[:k-1], less)
-				}
-			}
+			topkSelect(q, int(k), sorted, less)
 			for j := range k {
 				idx[r*k+j] = q[j].i
 			}
@@ -204,4 +197,36 @@ func topkStore(outs []*Tensor, vals []byte, idx []int64, rows, k, inner int64) e
 		}
 	}
 	return nil
+}
+
+// topkSelect leaves q's k selected elements first, as topk_impl_loop does
+// (k > 0).
+func topkSelect[T any](q []stlElem[T], k int, sorted bool, less stlLess[T]) {
+	if k*64 <= len(q) {
+		stlPartialSort(q, k, less)
+		return
+	}
+	stlNthElement(q, k-1, less)
+	if sorted {
+		stlSort(q[:k-1], less)
+	}
+}
+
+// TopkRow is the indices of the k elements PyTorch's CPU topk picks from
+// row, in the order it returns them (interp's topk uses it, so that both
+// agree with PyTorch on ties).
+func TopkRow(row []float64, k int, largest, sorted bool) []int64 {
+	if k <= 0 || k > len(row) {
+		return nil
+	}
+	q := make([]stlElem[float64], len(row))
+	for j, v := range row {
+		q[j] = stlElem[float64]{v, int64(j)}
+	}
+	topkSelect(q, k, sorted, floatLess(largest))
+	out := make([]int64, k)
+	for j := range out {
+		out[j] = q[j].i
+	}
+	return out
 }

@@ -135,26 +135,28 @@ func (x *xgen) convolutionBackward() error {
 	x.sig.work = sym.Sub(x.sig.work, sym.Const(1)) // work started at 1
 	x.headerAs("one thread per output element", nil)
 	bodies := []func(lowering.Operand) error{x.convGradInput(cp), x.convGradWeight(cp), x.convGradBias(cp)}
-	first, base := true, []string{"0"}
+	var base []string // the sizes of the outputs before this one
 	for i, o := range e.Outs {
 		if o.Buffer == nil {
 			continue
 		}
-		size := sizes[len(base)-1]
-		cond := "if"
-		if !first {
-			cond = "} else if"
+		end := strings.Join(append(base, sizes[len(base)]), " + ")
+		from := "w"
+		if len(base) > 0 {
+			x.e.line("} else if (w < %s) {", end)
+			from = "w - (" + strings.Join(base, " + ") + ")"
+		} else {
+			x.e.line("if (w < %s) {", end)
 		}
-		x.e.line("%s (w < %s + %s) {", cond, strings.Join(base, " + "), size)
 		x.e.in()
-		x.unpack(o.Layout.Shape, "o", "w - ("+strings.Join(base, " + ")+")")
+		x.unpack(o.Layout.Shape, "o", from)
 		x.e.line("%s acc = 0;", cType(dtInfos[o.Layout.DType].reg))
 		if err := bodies[i](o); err != nil {
 			return err
 		}
 		x.e.line("%s[%s] = k_st_%s(acc);", bufParam(o.Buffer), layoutIndex(o.Layout, vars("o", len(o.Layout.Shape))), dtInfos[o.Layout.DType].suffix)
 		x.e.out()
-		first, base = false, append(base, size)
+		base = append(base, sizes[len(base)])
 	}
 	x.e.line("}")
 	return nil
