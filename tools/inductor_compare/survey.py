@@ -230,6 +230,18 @@ def pads(x, y, z):
             F.pad(z, (1, 2, 0, 1, 1, 1), mode="reflect"), F.pad(z, (2, 0, 1, 1, 0, 2), mode="replicate"))
 
 
+def conv2d_backward(g, x, w):
+    # a middle layer's backward: every gradient (stride 2, padding 1, 2 groups)
+    return torch.ops.aten.convolution_backward(g, x, w, [8], [2, 2], [1, 1], [1, 1], False, [0, 0], 2,
+                                               [True, True, True])
+
+
+def conv2d_backward_wb(g, x, w):
+    # a first layer's backward: no gradient for the input
+    return [r for r in torch.ops.aten.convolution_backward(g, x, w, [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                                           [False, True, True]) if r is not None]
+
+
 PROGRAMS += [
     ("rotary embedding", rotary, [(2, 4, 8), (4, 8), (4, 8)]),
     ("swiglu on chunks", swiglu, [(6, 16)]),
@@ -259,6 +271,9 @@ PROGRAMS += [
     ("embedding + position add", lambda w, i, p: F.embedding(i, w) + p, [(10, 8), index(10, 2, 5), (5, 8)]),
     ("gelu_backward tanh", lambda g, x: torch.ops.aten.gelu_backward(g, x * 3, approximate="tanh"), [(6, 7), (6, 7)]),
     ("accuracy", lambda l, t: (l.argmax(-1) == t).float().mean(), [(6, 7), index(7, 6)]),
+    ("topk values and indices", lambda x: torch.topk(x, 3), [(6, 40)]),
+    ("conv2d backward, grouped, strided", conv2d_backward, [(2, 8, 4, 4), (2, 4, 8, 8), (8, 2, 3, 3)]),
+    ("conv2d backward, weight and bias only", conv2d_backward_wb, [(2, 8, 8, 8), (2, 3, 8, 8), (8, 3, 3, 3)]),
 ]
 
 
@@ -267,6 +282,13 @@ PROGRAMS += [
 # function may hold several fused kernels, each a pass over memory; a kiln
 # kernel is one.
 NOTES = {
+    "conv2d backward, grouped, strided": "Inductor: the aten fallback, with its 3 operands copied to channels-last "
+                                         "before it and 2 gradients copied back after (layout conversions for "
+                                         "oneDNN, the fused kernels counted); kiln: one extern call computing the "
+                                         "gradients output_mask asks for (rt/convolution_backward.go)",
+    "conv2d backward, weight and bias only": "as above; kiln's extern computes no grad_input (output_mask False)",
+    "topk values and indices": "both one library call; kiln's rt orders ties as PyTorch's CPU kernel "
+                               "(rt/topk_stl.go)",
     "x.sum(0), x.sum(1)": "two fused kernels on both sides (Inductor writes both into one function); "
                           "outer spaces [6] and [8] differ, no single nest computes both",
     "cat([sin(x), y * 2], 1)": "kiln: one pointwise kernel over the result, choosing the input by position; "
