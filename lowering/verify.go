@@ -52,6 +52,7 @@ func Verify(p *Program) error {
 	for _, e := range errs {
 		v.errs = append(v.errs, e...)
 	}
+	v.errs = append(v.errs, checkSharedCode(p)...)
 	for _, r := range p.Outputs {
 		if r.Buffer != nil && !v.bufs[r.Buffer] {
 			v.errorf("output %s: buffer %s is not in the program", r.Name, r.Buffer.Name)
