@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ops"
@@ -314,22 +313,23 @@ func kSort(c *call) ([]any, error) {
 	if k > n {
 		return nil, fmt.Errorf("selected index k out of range")
 	}
-	less := func(a, b float64) bool {
-		if desc {
-			return a != a && b == b || a > b
+	stable := false // sort.stable's and argsort.stable's flag (None: False)
+	if c.has("stable") {
+		if v, err := c.val("stable"); err == nil {
+			stable, _ = v.(bool)
 		}
-		return a == a && b != b || a < b
 	}
 	var idxLanes [][]int64
 	vals, err := alongDim(t, d, ir.F64, func(xs []float64) []float64 {
-		ix := make([]int64, len(xs))
-		for i := range ix {
-			ix[i] = int64(i)
-		}
-		if k >= 0 { // topk: the first k as PyTorch's CPU kernel orders them, ties included; the rest is sliced off
+		// PyTorch's CPU order, ties included: std::sort (std::stable_sort
+		// when stable) for sort, topk_impl_loop's selection for topk, whose
+		// first k are kept (the rest is sliced off below)
+		var ix []int64
+		if k >= 0 {
+			ix = make([]int64, len(xs))
 			copy(ix, rt.TopkRow(xs, int(k), desc, sorted))
 		} else {
-			sort.SliceStable(ix, func(i, j int) bool { return less(xs[ix[i]], xs[ix[j]]) })
+			ix = rt.SortRow(xs, desc, stable)
 		}
 		out := make([]float64, len(xs))
 		for i, j := range ix {

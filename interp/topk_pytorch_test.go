@@ -92,3 +92,47 @@ func nums(xs []any) []float64 {
 	}
 	return out
 }
+
+// TestSortTiesAsPyTorch: interp's sort orders ties (and NaN) as PyTorch's
+// CPU sort does, std::sort for stable=False and std::stable_sort for True.
+func TestSortTiesAsPyTorch(t *testing.T) {
+	raw, err := os.ReadFile("../rt/testdata/extern_multi.json")
+	require.NoError(t, err)
+	var data struct {
+		Sort []struct {
+			Name, DType        string
+			Shape              []int64
+			X                  []any
+			Dim                int64
+			Descending, Stable bool
+			Values             []any
+			Indices            []int64
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &data))
+	dts := map[string]ir.DType{"f32": ir.F32, "f64": ir.F64}
+	ran := 0
+	for _, c := range data.Sort {
+		dt, ok := dts[c.DType]
+		if !ok || c.Shape[0] == 0 {
+			continue
+		}
+		ran++
+		t.Run(c.Name, func(t *testing.T) {
+			shape := make([]string, len(c.Shape))
+			for i, s := range c.Shape {
+				shape[i] = fmt.Sprint(s)
+			}
+			src := fmt.Sprintf(`class GraphModule(torch.nn.Module):
+    def forward(self, x: "%[1]s[%[2]s]"):
+        sort = torch.ops.aten.sort.stable(x, stable = %[3]s, dim = %[4]d, descending = %[5]s)
+        getitem: "%[1]s[%[2]s]" = sort[0]
+        getitem_1: "i64[%[2]s]" = sort[1];  sort = None
+        return (getitem, getitem_1)
+`, c.DType, strings.Join(shape, ", "), pyBool(c.Stable), c.Dim, pyBool(c.Descending))
+			res := runGraph(t, src, FromFloats(dt, c.Shape, nums(c.X)))
+			require.Equal(t, c.Indices, res.Outputs[1].(*Tensor).Ints(), "indices")
+		})
+	}
+	require.Greater(t, ran, 20)
+}

@@ -32,6 +32,8 @@ func externRules() map[string]rule {
 	t["addmm"] = lowerAddmmExtern
 	t["baddbmm"] = lowerAddmm("aten::bmm.default", "batch1", "batch2")
 	t["topk"] = lowerTopk
+	t["sort"] = lowerSort
+	t["sort.stable"] = lowerSort
 	t["convolution_backward"] = lowerConvBackward
 	return t
 }

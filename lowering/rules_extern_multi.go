@@ -5,7 +5,7 @@ import (
 	"github.com/kiln-compiler/kiln/ops"
 )
 
-// Extern calls with several outputs: topk (values, indices) and
+// Extern calls with several outputs: topk and sort (values, indices) and
 // convolution_backward (grad_input, grad_weight, grad_bias), which
 // Inductor runs as fallback library calls. An output the graph never reads
 // (an output_mask entry that is false, indices nobody uses) gets no buffer:
@@ -33,18 +33,37 @@ func (l *lowerer) externOuts(c *ops.Call) (outs []Operand, ok bool, err error) {
 // lowerTopk is topk(self, k, dim, largest, sorted) as one extern call with
 // constant k and a non-negative dim.
 func lowerTopk(l *lowerer, c *ops.Call) error {
+	k, err := c.Ints("k")
+	if err != nil || len(k) != 1 {
+		return noLowering(c.Node, "topk's extern kernel takes a constant k; specialize the size (mark it static) to lower it",
+			"%s: k is not a constant: %s", c.Op, c.Arg("k").String())
+	}
+	if k[0] < 0 {
+		return noLowering(c.Node, "", "%s: k = %d is negative", c.Op, k[0])
+	}
+	return lowerSelect(l, c, map[string][]int64{"k": k}, "largest", "sorted")
+}
+
+// lowerSort is sort(self, dim, descending) and sort.stable(self, stable,
+// dim, descending) as one extern call (stable None is False).
+func lowerSort(l *lowerer, c *ops.Call) error {
+	params := map[string][]int64{"stable": {0}}
+	if c.Has("stable") && c.Arg("stable").Kind == ir.ArgBool && c.Arg("stable").Bool {
+		params["stable"] = []int64{1}
+	}
+	return lowerSelect(l, c, params, "descending")
+}
+
+// lowerSelect lowers topk and sort: self's float or integer rows along a
+// constant dim (made non-negative), with the constant bools flags.
+func lowerSelect(l *lowerer, c *ops.Call, params map[string][]int64, flags ...string) error {
 	self, err := l.ref(c.Arg("self"))
 	if err != nil {
 		return err
 	}
 	dt := self.layout.DType
 	if dt == ir.Bool || dt.Category() != ir.CatFloat && dt.Category() != ir.CatInt {
-		return noLowering(c.Node, "topk's extern kernel takes float and integer tensors", "%s on a %s tensor", c.Op, dt.Name())
-	}
-	k, err := c.Ints("k")
-	if err != nil || len(k) != 1 {
-		return noLowering(c.Node, "topk's extern kernel takes a constant k; specialize the size (mark it static) to lower it",
-			"%s: k is not a constant: %s", c.Op, c.Arg("k").String())
+		return noLowering(c.Node, c.Op.Schema.Name+"'s extern kernel takes float and integer tensors", "%s on a %s tensor", c.Op, dt.Name())
 	}
 	rank := len(self.layout.Shape)
 	dim, err := c.Ints("dim")
@@ -58,11 +77,8 @@ func lowerTopk(l *lowerer, c *ops.Call) error {
 	if d < 0 || d >= int64(max(rank, 1)) {
 		return noLowering(c.Node, "", "%s: dim %d is out of range for a %d-d tensor", c.Op, dim[0], rank)
 	}
-	if k[0] < 0 {
-		return noLowering(c.Node, "", "%s: k = %d is negative", c.Op, k[0])
-	}
-	params := map[string][]int64{"k": k, "dim": {d}}
-	for _, name := range []string{"largest", "sorted"} {
+	params["dim"] = []int64{d}
+	for _, name := range flags {
 		v, err := intParam(c, name)
 		if err != nil || len(v) != 1 {
 			return noLowering(c.Node, "", "%s: %s is not a constant bool", c.Op, name)

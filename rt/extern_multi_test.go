@@ -49,6 +49,14 @@ type externData struct {
 		Largest, Sorted bool
 		Values, Indices json.RawMessage
 	}
+	Sort []struct {
+		Name, DType        string
+		Shape              []int64
+		X                  json.RawMessage
+		Dim                int64
+		Descending, Stable bool
+		Values, Indices    json.RawMessage
+	}
 	ConvolutionBackward []struct {
 		Name, DType               string
 		GOS                       []int64 `json:"grad_output_shape"`
@@ -201,4 +209,23 @@ func TestExternNRefusesBadInput(t *testing.T) {
 	err = ExternN("aten::convolution_backward", []*Tensor{in, nil, nil}, []*Tensor{NewTensor("f32", []int64{1, 2, 4, 3}), in, w}, nil)
 	require.ErrorContains(t, err, "does not fit")
 	require.ErrorContains(t, ExternN("aten::nope", nil, nil, nil), "not supported")
+}
+
+func TestSortMatchesPyTorch(t *testing.T) {
+	d := loadExternData(t)
+	require.GreaterOrEqual(t, len(d.Sort), 20)
+	for _, c := range d.Sort {
+		t.Run(c.Name, func(t *testing.T) {
+			x := tensorOf(t, c.DType, c.Shape, c.X)
+			dim := c.Dim
+			if dim < 0 {
+				dim += int64(len(c.Shape))
+			}
+			vals, idx := NewTensor(c.DType, c.Shape), NewTensor("i64", c.Shape)
+			params := map[string][]int64{"dim": {dim}, "descending": {b2i(c.Descending)}, "stable": {b2i(c.Stable)}}
+			require.NoError(t, ExternN("aten::sort.stable", []*Tensor{vals, idx}, []*Tensor{x}, params))
+			require.Equal(t, I64s(tensorOf(t, "i64", c.Shape, c.Indices).Data), I64s(idx.Data), "indices")
+			require.Equal(t, tensorOf(t, c.DType, c.Shape, c.Values).Data, vals.Data, "values, bit for bit")
+		})
+	}
 }

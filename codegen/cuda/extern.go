@@ -45,12 +45,12 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body = x.addmm
 	case "aten::convolution":
 		body = x.convolution
-	case "aten::topk":
+	case "aten::topk", "aten::sort":
 		body, multi = x.topk, true
 	case "aten::convolution_backward":
 		body, multi = x.convolutionBackward, true
 	default:
-		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, convolution_backward)", k.Name, e.Op)
+		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, sort, convolution_backward)", k.Name, e.Op)
 	}
 	for _, o := range e.Outs {
 		if o.Buffer == nil {

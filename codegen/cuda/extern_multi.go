@@ -12,12 +12,12 @@ import (
 // its stores; an absent one (nil Buffer) is neither a parameter nor
 // computed.
 
-// topk: one thread per row (the input's positions with dim taken out).
+// topk and sort: one thread per row (the input's positions with dim taken out).
 // Element j goes to position r = the number of row elements that come
 // before it: larger (NaN above every number; smaller for largest=False),
 // or equal at a lower index. That is O(n²) per row and needs no scratch
 // memory; the output is sorted whatever `sorted` says, and ties keep
-// index order (PyTorch's CUDA topk leaves tie order to its radix select
+// index order (sort's stable order, a valid order for stable=False) (PyTorch's CUDA topk leaves tie order to its radix select
 // and sort; its CPU kernel's differs, see rt/topk_stl.go).
 func (x *xgen) topk() error {
 	e := x.k.Extern
@@ -27,6 +27,11 @@ func (x *xgen) topk() error {
 	in := e.Args[0]
 	k, dim := e.Params["k"], e.Params["dim"]
 	largest := len(e.Params["largest"]) == 0 || e.Params["largest"][0] != 0
+	sorting := externOp(e) == "aten::sort" // every element, in order
+	if sorting {
+		largest = len(e.Params["descending"]) > 0 && e.Params["descending"][0] != 0
+		k = []int64{0}
+	}
 	shape := in.Layout.Shape
 	if len(k) != 1 || len(dim) != 1 || dim[0] < 0 || dim[0] >= int64(max(len(shape), 1)) || k[0] < 0 {
 		return fmt.Errorf("k %v and dim %v do not fit a %d-d input", k, dim, len(shape))
@@ -43,6 +48,10 @@ func (x *xgen) topk() error {
 	}
 	for _, s := range rows {
 		x.sig.work = sym.Mul(x.sig.work, s)
+	}
+	kc := fmt.Sprint(k[0])
+	if sorting {
+		kc = "(" + n.Code() + ")"
 	}
 	x.headerAs("one thread per row, rank selection (O(n^2) per row)", rows)
 	at := func(j string) []string { // the input / output index with j at dim
@@ -76,13 +85,13 @@ func (x *xgen) topk() error {
 	x.e.in()
 	x.e.line("const %s a = %s;", reg, aj)
 	x.e.line("long long r = 0;")
-	x.e.line("for (long long i = 0; i < (%s) && r < %d; ++i) {", n.Code(), k[0])
+	x.e.line("for (long long i = 0; i < (%s) && r < %s; ++i) {", n.Code(), kc)
 	x.e.in()
 	x.e.line("const %s b = %s;", reg, ai)
 	x.e.line("if ((%s) || (!(%s) && i < j)) ++r;", fmt.Sprintf(before, "b", "a"), fmt.Sprintf(before, "a", "b"))
 	x.e.out()
 	x.e.line("}")
-	x.e.line("if (r < %d) {", k[0])
+	x.e.line("if (r < %s) {", kc)
 	x.e.in()
 	if v := e.Outs[0]; v.Buffer != nil {
 		x.e.line("%s[%s] = k_st_%s(a);", bufParam(v.Buffer), layoutIndex(v.Layout, at("r")), dtInfos[v.Layout.DType].suffix)

@@ -1,4 +1,4 @@
-"""PyTorch's CPU topk and convolution_backward on small cases, for kiln's
+"""PyTorch's CPU topk, sort and convolution_backward on small cases, for kiln's
 Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
 
 Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
@@ -65,6 +65,29 @@ def topk_cases():
     return cases
 
 
+def sort_cases():
+    g = torch.Generator().manual_seed(17)
+    cases = []
+
+    def add(name, x, dim=-1, descending=False, stable=False):
+        v, i = torch.sort(x, dim=dim, descending=descending, stable=stable)
+        cases.append({"name": name, "dtype": DT[x.dtype], "shape": list(x.shape), "x": flat(x),
+                      "dim": dim, "descending": descending, "stable": stable,
+                      "values": flat(v), "indices": flat(i)})
+
+    # std::sort's insertion sort (n <= 16), introsort and its final pass
+    for n in (5, 16, 17, 40, 300, 3000):
+        for desc in (False, True):
+            for stable in (False, True):
+                x = torch.randint(0, 6, (2, n), generator=g).double()
+                x[0, n // 3] = float("nan")
+                add(f"ties_n{n}_d{int(desc)}_s{int(stable)}", x, descending=desc, stable=stable)
+    add("dim0_f32", torch.randint(-3, 3, (30, 3), generator=g).float(), dim=0)
+    add("int64", torch.randint(-3, 4, (3, 70), generator=g), descending=True)
+    add("empty", torch.zeros(0, 4))
+    return cases
+
+
 def conv_cases():
     g = torch.Generator().manual_seed(101)
     cases = []
@@ -104,7 +127,8 @@ def conv_cases():
 
 def main():
     print(json.dumps({"torch": torch.__version__, "generator": "tools/externs/gen.py",
-                      "topk": topk_cases(), "convolution_backward": conv_cases()}, separators=(",", ":")))
+                      "topk": topk_cases(), "sort": sort_cases(),
+                      "convolution_backward": conv_cases()}, separators=(",", ":")))
 
 
 if __name__ == "__main__":
