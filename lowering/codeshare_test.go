@@ -45,15 +45,15 @@ func rebound(owner, k *Kernel) *Kernel {
 		out.Extern = &x
 	}
 	out.Stages = make([]*Stage, len(owner.Stages))
+	copied := map[*Instr]*Instr{} // across stages: a reduce's value is read by later ones
 	for si, s := range owner.Stages {
 		ns := &Stage{Reduce: s.Reduce}
-		copied := map[*Instr]*Instr{}
 		for _, in := range s.Body {
 			c := *in
 			c.Args = make([]*Instr, len(in.Args))
 			for i, a := range in.Args {
 				c.Args[i] = copied[a]
-				if c.Args[i] == nil { // defined in an earlier stage
+				if c.Args[i] == nil {
 					c.Args[i] = a
 				}
 			}

@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/rt"
 )
 
 // schedEval runs a program in float64, as a test oracle for fusion and
@@ -332,10 +335,13 @@ func (e *schedEval) at(in *Instr, vals map[*Instr]float64) int64 {
 	return i
 }
 
-// extern runs aten::mm.
+// extern runs aten::mm here, and any other extern through rt on byte
+// copies of its buffers (written back whole, so that reused memory stays
+// shared).
 func (e *schedEval) extern(x *Extern) {
 	if !strings.HasPrefix(x.Op, "aten::mm") {
-		e.fail("schedEval: extern %s", x.Op)
+		e.externRT(x)
+		return
 	}
 	a, b, o := x.Args[0], x.Args[1], x.Outs[0]
 	m, kk, n := e.eval(a.Layout.Shape[0]), e.eval(a.Layout.Shape[1]), e.eval(b.Layout.Shape[1])
@@ -352,6 +358,84 @@ func (e *schedEval) extern(x *Extern) {
 			*at(o, i, j) = s
 		}
 	}
+}
+
+func (e *schedEval) externRT(x *Extern) {
+	if err := runExternRT(x, e.mem, e.eval); err != nil {
+		e.fail("schedEval: %v", err)
+	}
+}
+
+// runExternRT runs extern x through rt on byte copies of its buffers in
+// mem (f32, f64 and i64, one float64 per element), sizes evaluated by
+// eval, and writes each output buffer back whole, in place, so that
+// memory one buffer reuses from another stays shared. loopEval uses it
+// too (export_test.go).
+func runExternRT(x *Extern, mem map[*Buffer][]float64, eval func(sym.Expr) int64) error {
+	var bad error
+	tensor := func(o Operand) *rt.Tensor {
+		if o.Buffer == nil {
+			return nil
+		}
+		dt, vals := o.Buffer.DType, mem[o.Buffer]
+		if o.Layout.DType != dt || dt != ir.F32 && dt != ir.F64 && dt != ir.I64 {
+			bad = fmt.Errorf("extern %s: a %s view of a %s buffer", x.Op, o.Layout.DType, dt)
+			return nil
+		}
+		data := make([]byte, len(vals)*dt.ItemSize())
+		for i, v := range vals {
+			switch dt {
+			case ir.F32:
+				binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(float32(v)))
+			case ir.F64:
+				binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(v))
+			case ir.I64:
+				binary.LittleEndian.PutUint64(data[8*i:], uint64(int64(v)))
+			}
+		}
+		t := &rt.Tensor{DType: dt.Abbr(), Offset: eval(o.Layout.Offset), Data: data}
+		for d := range o.Layout.Shape {
+			t.Shape = append(t.Shape, eval(o.Layout.Shape[d]))
+			t.Strides = append(t.Strides, eval(o.Layout.Strides[d]))
+		}
+		return t
+	}
+	args, outs := make([]*rt.Tensor, len(x.Args)), make([]*rt.Tensor, len(x.Outs))
+	for i, a := range x.Args {
+		args[i] = tensor(a)
+	}
+	for i, o := range x.Outs {
+		outs[i] = tensor(o)
+	}
+	if bad != nil {
+		return bad
+	}
+	var err error
+	if len(outs) == 1 {
+		err = rt.Extern(x.Op, outs[0], args, x.Params)
+	} else {
+		err = rt.ExternN(x.Op, outs, args, x.Params)
+	}
+	if err != nil {
+		return fmt.Errorf("extern %s: %w", x.Op, err)
+	}
+	for i, o := range x.Outs {
+		if o.Buffer == nil {
+			continue
+		}
+		vals, data := mem[o.Buffer], outs[i].Data
+		for j := range vals {
+			switch o.Buffer.DType {
+			case ir.F32:
+				vals[j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*j:])))
+			case ir.F64:
+				vals[j] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*j:]))
+			case ir.I64:
+				vals[j] = float64(int64(binary.LittleEndian.Uint64(data[8*j:])))
+			}
+		}
+	}
+	return nil
 }
 
 // requireClose compares two runs' outputs.
