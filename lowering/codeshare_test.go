@@ -3,6 +3,7 @@ package lowering
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -176,6 +177,37 @@ func TestShareCodeRepeatedLayers(t *testing.T) {
 	for i, k := range p.Kernels {
 		require.Same(t, before[i], k.SharesCode)
 	}
+}
+
+// On every core, chunk by chunk, ShareCode finds what one pass in program
+// order finds: each kernel shares the first kernel of its shape.
+func TestShareCodeChunkedIsSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuses a 30k-node graph")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	src := graphgen.Blocks(graphgen.Config{Nodes: 30000})
+	res, err := fx.Parse("blocks.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	p := fusedPlanned(t, res.Module.Graphs[0])
+	require.NotNil(t, p)
+	require.Greater(t, chunks(len(p.Kernels)), 1, "%d kernels: one chunk", len(p.Kernels))
+	n := ShareCode(p)
+	first := map[string]*Kernel{}
+	want := 0
+	for _, k := range p.Kernels {
+		shape, _ := codeShape(nil, k)
+		owner, ok := first[string(shape)]
+		if !ok {
+			first[string(shape)] = k
+		}
+		require.Same(t, owner, k.SharesCode, k.Name)
+		if ok {
+			want++
+		}
+	}
+	require.Equal(t, want, n)
+	require.NoError(t, Verify(p))
 }
 
 // Kernels alike but for what the code reads of a buffer (its element type,
