@@ -245,6 +245,11 @@ func TestShareCodeTellsBuffersApart(t *testing.T) {
 	k0.SharesCode = k1
 	require.ErrorContains(t, Verify(p), "kernel0 shares the code of kernel1, which is not an earlier kernel of the program")
 	k0.SharesCode = nil
+	z := b.input("z", 8, 4) // kernel1 reads z where it read y: same shape, other buffers
+	k1.Stages[0].Body[0].Access.Buffer = z.buf
+	require.ErrorContains(t, Verify(p), "kernel1 shares the code of kernel0, but its buffers changed after ShareCode")
+	k1.Stages[0].Body[0].Access.Buffer = y.buf
+	require.NoError(t, Verify(p))
 
 	for _, change := range []struct {
 		what  string
