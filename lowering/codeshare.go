@@ -27,23 +27,51 @@ func Plan(p *Program) {
 // ShareCode sets SharesCode on every kernel whose code shape (codeShape) an
 // earlier kernel of p has, and returns how many kernels share. It reads
 // nothing buffer planning changes, so it may run before or after it.
+//
+// Shapes are written on every core, a contiguous chunk of kernels each:
+// a chunk keeps the text of the shapes new to it (a few dozen) and, per
+// kernel, which of them it has; the chunks' shapes then meet in program
+// order, so the first kernel of a shape owns it whatever the chunking.
 func ShareCode(p *Program) int {
-	first := map[string]*Kernel{}
-	shared := 0
-	var shape []byte
-	for _, k := range p.Kernels {
-		k.SharesCode = nil
-		shape, k.codeBuffers = codeShape(shape[:0], k)
-		if owner, ok := first[string(shape)]; ok {
-			k.SharesCode = owner
-			shared++
-			continue
+	type chunk struct {
+		shapes []string // the shapes new to the chunk, in order
+		of     []int    // per kernel of the chunk: its shape's place in shapes
+	}
+	parts := make([]chunk, chunks(len(p.Kernels)))
+	starts := make([]int, len(parts))
+	inChunks(len(p.Kernels), func(w, lo, hi int) {
+		c := &parts[w]
+		starts[w] = lo
+		seen := map[string]int{}
+		var shape []byte
+		for _, k := range p.Kernels[lo:hi] {
+			shape, k.codeBuffers = codeShape(shape[:0], k)
+			at, ok := seen[string(shape)]
+			if !ok {
+				at = len(c.shapes)
+				c.shapes = append(c.shapes, string(shape))
+				seen[c.shapes[at]] = at
+			}
+			c.of = append(c.of, at)
 		}
-		first[string(shape)] = k
+	})
+	owner := map[string]*Kernel{}
+	shared := 0
+	for w, c := range parts {
+		for j, at := range c.of {
+			k := p.Kernels[starts[w]+j]
+			k.SharesCode = nil
+			if first, ok := owner[c.shapes[at]]; ok {
+				k.SharesCode = first
+				shared++
+				continue
+			}
+			owner[c.shapes[at]] = k
+		}
 	}
 	if shared > 0 {
 		p.Remarks = append(p.Remarks, "code sharing: "+strconv.Itoa(shared)+" of "+strconv.Itoa(len(p.Kernels))+
-			" kernels run an earlier kernel's code ("+strconv.Itoa(len(first))+" kernels of code)")
+			" kernels run an earlier kernel's code ("+strconv.Itoa(len(owner))+" kernels of code)")
 	}
 	return shared
 }
@@ -186,30 +214,43 @@ func (w *shapeWriter) instr(in *Instr) {
 	}
 }
 
-// checkSharedCode checks what ShareCode promised: a kernel shares the code
-// of an earlier kernel that has its own, and the two have one shape.
-func checkSharedCode(p *Program) []error {
-	var errs []error
-	at := make(map[*Kernel]int, len(p.Kernels))
-	for i, k := range p.Kernels {
-		at[k] = i
-		owner := k.SharesCode
-		if owner == nil {
-			continue
-		}
-		j, ok := at[owner]
-		switch {
-		case !ok || j >= i:
-			errs = append(errs, fmt.Errorf("%s shares the code of %s, which is not an earlier kernel of the program", k.Name, owner.Name))
-		case owner.SharesCode != nil:
-			errs = append(errs, fmt.Errorf("%s shares the code of %s, which has none of its own", k.Name, owner.Name))
-		default:
-			mine, _ := codeShape(nil, k)
-			theirs, _ := codeShape(nil, owner)
-			if string(mine) != string(theirs) {
-				errs = append(errs, fmt.Errorf("%s shares the code of %s, but the two kernels differ in more than their buffers", k.Name, owner.Name))
-			}
-		}
+// sharedCodeCheck checks what ShareCode promised, kernel by kernel: a
+// kernel shares the code of an earlier kernel that has code of its own,
+// and the two have one shape. Owners' shapes are written once per check.
+type sharedCodeCheck struct {
+	pos    map[*Kernel]int
+	owners map[*Kernel]string
+	shape  []byte
+}
+
+func (c *sharedCodeCheck) kernel(i int, k *Kernel) error {
+	owner := k.SharesCode
+	if owner == nil {
+		return nil
 	}
-	return errs
+	if j, ok := c.pos[owner]; !ok || j >= i {
+		return fmt.Errorf("%s shares the code of %s, which is not an earlier kernel of the program", k.Name, owner.Name)
+	}
+	if owner.SharesCode != nil {
+		return fmt.Errorf("%s shares the code of %s, which has none of its own", k.Name, owner.Name)
+	}
+	theirs, ok := c.owners[owner]
+	if !ok {
+		var bufs []*Buffer
+		c.shape, bufs = codeShape(c.shape[:0], owner)
+		if !slices.Equal(bufs, owner.codeBuffers) {
+			return fmt.Errorf("%s shares the code of %s, whose buffers changed after ShareCode", k.Name, owner.Name)
+		}
+		theirs = string(c.shape)
+		c.owners[owner] = theirs
+	}
+	var bufs []*Buffer
+	c.shape, bufs = codeShape(c.shape[:0], k)
+	switch {
+	case string(c.shape) != theirs:
+		return fmt.Errorf("%s shares the code of %s, but the two kernels differ in more than their buffers", k.Name, owner.Name)
+	case !slices.Equal(bufs, k.codeBuffers):
+		return fmt.Errorf("%s shares the code of %s, but its buffers changed after ShareCode", k.Name, owner.Name)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package lowering
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -95,7 +96,12 @@ func requireSharesFaithfully(t *testing.T, name string, p *Program) int {
 		}
 		shared++
 		require.Less(t, slices.Index(p.Kernels, k.SharesCode), slices.Index(p.Kernels, k), "%s: %s shares a later kernel's code", name, k.Name)
-		require.Equal(t, k.String(), rebound(k.SharesCode, k).String(), "%s: %s runs %s's code", name, k.Name, k.SharesCode.Name)
+		text, ok := strings.CutPrefix(k.String(), k.Name)
+		require.True(t, ok)
+		code := " code=" + k.SharesCode.Name
+		head, body, _ := strings.Cut(text, "\n")
+		require.True(t, strings.HasSuffix(head, code), "%s: %s's header says whose code it runs: %q", name, k.Name, head)
+		require.Equal(t, k.Name+strings.TrimSuffix(head, code)+"\n"+body, rebound(k.SharesCode, k).String(), "%s: %s runs %s's code", name, k.Name, k.SharesCode.Name)
 	}
 	return shared
 }
@@ -181,6 +187,37 @@ func TestShareCodeRepeatedLayers(t *testing.T) {
 	}
 }
 
+// On every core, chunk by chunk, ShareCode finds what one pass in program
+// order finds: each kernel shares the first kernel of its shape.
+func TestShareCodeChunkedIsSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuses a 30k-node graph")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	src := graphgen.Blocks(graphgen.Config{Nodes: 30000})
+	res, err := fx.Parse("blocks.fx", []byte(src), fx.Options{Lookup: ops.LookupSchema})
+	require.NoError(t, err)
+	p := fusedPlanned(t, res.Module.Graphs[0])
+	require.NotNil(t, p)
+	require.Greater(t, chunks(len(p.Kernels)), 1, "%d kernels: one chunk", len(p.Kernels))
+	n := ShareCode(p)
+	first := map[string]*Kernel{}
+	want := 0
+	for _, k := range p.Kernels {
+		shape, _ := codeShape(nil, k)
+		owner, ok := first[string(shape)]
+		if !ok {
+			first[string(shape)] = k
+		}
+		require.Same(t, owner, k.SharesCode, k.Name)
+		if ok {
+			want++
+		}
+	}
+	require.Equal(t, want, n)
+	require.NoError(t, Verify(p))
+}
+
 // Kernels alike but for what the code reads of a buffer (its element type,
 // where its memory comes from, its alignment, its size) or for an index do
 // not share; alike but for buffer IDs and names, they do, and the call
@@ -211,6 +248,11 @@ func TestShareCodeTellsBuffersApart(t *testing.T) {
 	k0.SharesCode = k1
 	require.ErrorContains(t, Verify(p), "kernel0 shares the code of kernel1, which is not an earlier kernel of the program")
 	k0.SharesCode = nil
+	z := b.input("z", 8, 4) // kernel1 reads z where it read y: same shape, other buffers
+	k1.Stages[0].Body[0].Access.Buffer = z.buf
+	require.ErrorContains(t, Verify(p), "kernel1 shares the code of kernel0, but its buffers changed after ShareCode")
+	k1.Stages[0].Body[0].Access.Buffer = y.buf
+	require.NoError(t, Verify(p))
 
 	for _, change := range []struct {
 		what  string

@@ -134,6 +134,9 @@ func writeKernel(b *strings.Builder, k *Kernel) {
 	if k.Serial {
 		b.WriteString(" serial")
 	}
+	if k.SharesCode != nil {
+		b.WriteString(" code=" + k.SharesCode.Name)
+	}
 	b.WriteString("\n")
 	if k.Extern != nil {
 		writeExtern(b, k.Extern)

@@ -397,12 +397,15 @@ func (r *runGen) rootOf(b *lowering.Buffer) *lowering.Buffer {
 	return b
 }
 
+// callKernels calls each kernel's function in order: its own, or for a
+// kernel that shares code (lowering.ShareCode) the earlier kernel's, on its
+// own buffers; an error names the kernel. No comment marks a shared call:
+// comments would stop the formatter cutting Run into pieces (splitFunc).
 func (r *runGen) callKernels() error {
 	for _, k := range r.p.Kernels {
-		code := k
+		code := k // a kernel that shares code calls that code; its error names it
 		if k.SharesCode != nil {
 			code = k.SharesCode
-			r.c.line("// %s runs %s's code.", k.Name, code.Name)
 		}
 		args := slices.Clone(r.p.Syms)
 		for _, b := range k.CallBuffers(kernelBuffers(code)) {
