@@ -96,12 +96,15 @@ func requireSharesFaithfully(t *testing.T, name string, p *Program) int {
 		}
 		shared++
 		require.Less(t, slices.Index(p.Kernels, k.SharesCode), slices.Index(p.Kernels, k), "%s: %s shares a later kernel's code", name, k.Name)
-		text, ok := strings.CutPrefix(k.String(), k.Name)
-		require.True(t, ok)
-		code := " code=" + k.SharesCode.Name
-		head, body, _ := strings.Cut(text, "\n")
-		require.True(t, strings.HasSuffix(head, code), "%s: %s's header says whose code it runs: %q", name, k.Name, head)
-		require.Equal(t, k.Name+strings.TrimSuffix(head, code)+"\n"+body, rebound(k.SharesCode, k).String(), "%s: %s runs %s's code", name, k.Name, k.SharesCode.Name)
+		var own, want strings.Builder
+		writeKernelHeader(&own, rebound(k.SharesCode, k))
+		writeKernelBody(&own, k)
+		writeKernelHeader(&want, rebound(k.SharesCode, k))
+		writeKernelBody(&want, rebound(k.SharesCode, k))
+		require.Equal(t, want.String(), own.String(), "%s: %s runs %s's code", name, k.Name, k.SharesCode.Name)
+		head, call, _ := strings.Cut(k.String(), "\n")
+		require.True(t, strings.HasSuffix(head, " code="+k.SharesCode.Name), "%s: %s's header says whose code it runs: %q", name, k.Name, head)
+		require.True(t, strings.HasPrefix(call, "  as "+k.SharesCode.Name), "%s: %s prints the call, not the body: %q", name, k.Name, call)
 	}
 	return shared
 }
@@ -237,6 +240,7 @@ func TestShareCodeTellsBuffersApart(t *testing.T) {
 	params := []*Buffer{x.buf, y.buf, first.buf} // the order code lists k0's buffers in
 	require.Equal(t, []*Buffer{y.buf, x.buf, second.buf}, k1.CallBuffers(params))
 	require.Equal(t, params, k0.CallBuffers(params))
+	require.Equal(t, "kernel1 pointwise origins=[second] code=kernel0\n  as kernel0 with x=y, y=x, buf2=buf3\n", k1.String())
 	b.pointwise("third", "mul", second, x) // reads second
 	b.output(schedT{p.Buffers[len(p.Buffers)-1], first.lay})
 	requireClose(t, schedRun(t, p, nil, 3), schedRun(t, viaSharedCode(p), nil, 3))
