@@ -118,6 +118,8 @@ PROGRAMS = [
     ("as_strided_scatter(x * 2, y)", as_strided_scatter, [(6, 7), (3, 3)]),
     ("x[mask] = v (index_put, bool mask)", mask_put, [(6, 7), mask(6, 7), ()]),
     ("masked_fill(x * 2, m, 0)", lambda x, m: (x * 2).masked_fill(m, 0.0), [(6, 7), mask(6, 7)]),
+    ("(x * 2).masked_scatter(m, s), broadcast mask", lambda x, m, s: (x * 2).masked_scatter(m, s),
+     [(6, 7), mask(7), (50,)]),
     ("where(x > 0, x, y * 2)", lambda x, y: torch.where(x > 0, x, y * 2), [(6, 7), (6, 7)]),
     ("cumsum(x * 2, 1)", lambda x: torch.cumsum(x * 2, 1), [(6, 7)]),
     ("cumsum(exp(x), 0), 3-d", lambda x: torch.cumsum(x.exp(), 0), [(4, 5, 6)]),
@@ -283,6 +285,11 @@ NOTES = {
                                           "the op into the math path (passes/decompose/rules_attention.go): per "
                                           "attention the scaled q and k^T (operands of its 2 bmm calls), the "
                                           "bias, and one softmax kernel",
+    "(x * 2).masked_scatter(m, s), broadcast mask": "kiln decomposes masked_scatter as torch/_inductor/"
+                                                    "decomposition.py does where the backend scans (cumsum(mask) - 1 "
+                                                    "numbers the source; passes/decompose/rules_index.go): one scan "
+                                                    "kernel; Inductor's CPU backend runs x * 2, then "
+                                                    "aten.masked_scatter as a fallback",
     "batch_norm inference, NCHW": "1/sqrt(var + eps) recomputed per element, as Inductor does (a sqrt and a "
                                   "reciprocal fit kiln's recompute budget, lowering/fuse_recompute.go); was 2 kernels",
     "group_norm(2 groups), NCHW": "kiln: one kernel (weight and bias apply in the grouped space, "
