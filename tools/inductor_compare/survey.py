@@ -252,6 +252,9 @@ PROGRAMS += [
      [(2, 4, 8), (2, 4, 8), (2, 4, 8)]),
     ("sdpa: causal, masked, transposed q", sdpa_forms, [(1, 2, 4, 8), (1, 2, 6, 8), (1, 2, 6, 8), mask(4, 6), (1, 4, 2, 6)]),
     ("GQA kv repeat", gqa_repeat, [(1, 2, 3, 4)]),
+    ("sdpa: grouped-query, causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                                                  enable_gqa=True),
+     [(1, 4, 5, 8), (1, 2, 5, 8), (1, 2, 5, 8)]),
     ("lstm cell gates", lstm_gates, [(3, 16), (3, 4)]),
     ("cosine_similarity", lambda x, y: F.cosine_similarity(x, y, dim=-1), [(6, 8), (6, 8)]),
     ("pairwise distance", lambda x, y: (x.unsqueeze(1) - y.unsqueeze(0)).pow(2).sum(-1).sqrt(), [(5, 3), (4, 3)]),
@@ -290,6 +293,11 @@ NOTES = {
                                                     "numbers the source; passes/decompose/rules_index.go): one scan "
                                                     "kernel; Inductor's CPU backend runs x * 2, then "
                                                     "aten.masked_scatter as a fallback",
+    "sdpa: grouped-query, causal": "as sdpa: causal, masked, transposed q (Inductor: the flash op as a "
+                                   "fallback): kiln takes the math path with k and v repeated over the heads (passes/decompose/rules_attention.go, "
+                                   "repeatHeads): the scaled q, the repeated and scaled k^T, the repeated v (operands "
+                                   "of the 2 bmm calls), the causal bias and one softmax kernel; kiln did not compile "
+                                   "it before (the op stayed whole)",
     "batch_norm inference, NCHW": "1/sqrt(var + eps) recomputed per element, as Inductor does (a sqrt and a "
                                   "reciprocal fit kiln's recompute budget, lowering/fuse_recompute.go); was 2 kernels",
     "group_norm(2 groups), NCHW": "kiln: one kernel (weight and bias apply in the grouped space, "
