@@ -281,8 +281,9 @@ NOTES = {
     "softmax(x, 1).sum(2), 3-d": "two fused kernels on both sides: the sum over dim 2 reads the softmax over dim 1",
     "x.sum(2).amax(1), 3-d": "Inductor unrolls a reduction of fewer than 8 elements into pointwise adds "
                              "(config.unroll_reductions_threshold, ir.py Reduction.create) and inlines it into the "
-                             "amax; over 8 elements it has 2 fused kernels, as kiln (next row). kiln's stages hold "
-                             "one reduction level, so the sum is a kernel of its own",
+                             "amax; kiln unrolls it where every read is inside another reduction's loop over other "
+                             "outer sizes (lowering/fuse_inline_unroll.go), and the adds are the amax's prologue; "
+                             "was 2 kernels. Over 8 elements both have 2 fused kernels (next row)",
     "sdpa: causal, masked, transposed q": "Inductor's CPU backend calls the flash-attention op as a fallback (3 "
                                           "externs) and computes the mask's bias in its 1 kernel; kiln decomposes "
                                           "the op into the math path (passes/decompose/rules_attention.go): per "
