@@ -143,7 +143,11 @@ func (e *emitter) attention(c *ops.Call) (attention, bool) {
 	scores := e.call("aten::bmm.default", []ir.Arg{val(a.flat(qs, a.l, a.e)), val(a.flat(ks, a.e, a.s))})
 	scores = e.call("aten::_unsafe_view.default", []ir.Arg{val(scores), e.sizeList(a.n, a.h, a.l, a.s)})
 	if causal {
-		ones := e.call("aten::ones.default", []ir.Arg{e.sizeList(a.l, a.s)}, kw("dtype", ir.DTypeArg(ir.Bool)), kw("device", ir.DeviceArg(qt.Device)))
+		kws := []ir.Kwarg{kw("dtype", ir.DTypeArg(ir.Bool))}
+		if qt.Device.Known() { // an unknown device would print as device(type='')
+			kws = append(kws, kw("device", ir.DeviceArg(qt.Device)))
+		}
+		ones := e.call("aten::ones.default", []ir.Arg{e.sizeList(a.l, a.s)}, kws...)
 		lower := e.call("aten::tril.default", []ir.Arg{val(ones)})
 		bias := e.where(lower, e.scalarTensor(f64(0), ir.F32, qt.Device), e.scalarTensor(f64(math.Inf(-1)), ir.F32, qt.Device))
 		scores = e.add(scores, val(bias))
