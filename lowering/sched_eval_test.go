@@ -227,7 +227,7 @@ func (e *schedEval) stage(st *Stage, vals map[*Instr]float64) {
 
 func reduceInit(op ReduceOp) float64 {
 	switch op {
-	case ReduceProd:
+	case ReduceProd, ReduceAll:
 		return 1
 	case ReduceMax, ReduceLogAddExp:
 		return math.Inf(-1)
@@ -245,6 +245,10 @@ func reduceStep(op ReduceOp, acc, x float64) float64 {
 		return math.Max(acc, x)
 	case ReduceMin:
 		return math.Min(acc, x)
+	case ReduceAny:
+		return b2f(acc != 0 || x != 0)
+	case ReduceAll:
+		return b2f(acc != 0 && x != 0)
 	case ReduceLogAddExp:
 		lo, hi := math.Min(acc, x), math.Max(acc, x)
 		if lo != hi || !math.IsInf(lo, 0) {
