@@ -17,17 +17,18 @@ import (
 //
 // kiln's stages hold one reduction level, and fusion joins a reduction
 // with a later one only over the same outer sizes, so a small reduction
-// read inside another reduction's loop over other outer sizes stays a
-// kernel of its own. Only there does kiln unroll it: its loop becomes
-// straight-line code, and the consumer either takes it as a pointwise
-// prologue (fusion) or computes it at each element it reads (inlining,
+// read inside another reduction's loop over other outer sizes, directly
+// or through pointwise kernels ((x.sum(2) + 1).amax(1)), stays a kernel
+// of its own. Only there does kiln unroll it: its loop becomes
+// straight-line code, and its reader either takes it as a pointwise
+// producer (fusion) or computes it at each element it reads (inlining,
 // past maxInlineLoads: Inductor inlines a pointwise node read once
 // whatever its loads). A small reduction read anywhere else keeps its
 // loop, where fusion already joins it with its epilogue as one kernel
 // (x - x.sum(1, keepdim=True)); unrolling it there would only trade one
 // kernel for another. When some reader can neither fuse nor inline the
-// unrolled body, the reduction is left as it was: unrolling never adds a
-// kernel.
+// unrolled body, the reduction is left as it was, so unrolling replaces
+// a kernel by at most one.
 
 const (
 	// unrollReductionThreshold is Inductor's unroll_reductions_threshold:
@@ -44,9 +45,10 @@ var unrollFns = map[ReduceOp]string{
 	ReduceAny: "logical_or", ReduceAll: "logical_and",
 }
 
-// unrollSmallReduction unrolls k, a small reduction whose every reader
-// runs the read inside its own reduction loop over other outer sizes, and
-// inlines it where fusion will not take it. It reports whether k was
+// unrollSmallReduction unrolls k, a small reduction whose every read is
+// inside the reduction loop of a kernel over other outer sizes (directly
+// or through pointwise kernels), and inlines it where fusion will not
+// take it. It reports whether k was
 // unrolled (and may now be gone).
 func unrollSmallReduction(p *Program, ix *accessIndex, k *Kernel, pinned map[*Buffer]bool) bool {
 	n, reduce, ok := smallReduction(k)
