@@ -263,17 +263,25 @@ func reportKernels(loop *lowering.Program, goSrc []byte) []report.Kernel {
 	shown := loop.Kernels[:min(len(loop.Kernels), report.MaxKernels)]
 	want := make(map[string]bool, len(shown))
 	for _, k := range shown {
-		want[k.Name] = true
+		want[codeOf(k).Name] = true
 	}
 	funcs := goFuncs(goSrc, want)
 	out := make([]report.Kernel, len(loop.Kernels))
 	for i, k := range loop.Kernels {
 		out[i] = report.Kernel{Name: k.Name, Kind: k.Kind().String(), Nodes: k.Origins}
 		if i < report.MaxKernels {
-			out[i].LoopIR, out[i].Code = k.String(), funcs[k.Name]
+			out[i].LoopIR, out[i].Code = k.String(), funcs[codeOf(k).Name]
 		}
 	}
 	return out
+}
+
+// codeOf is the kernel whose generated function runs k.
+func codeOf(k *lowering.Kernel) *lowering.Kernel {
+	if k.SharesCode != nil {
+		return k.SharesCode
+	}
+	return k
 }
 
 // goFuncs cuts generated Go into its top-level functions, each with its
@@ -410,7 +418,7 @@ func newFuse(o passes.Options) (passes.UnitPass, error) {
 }
 
 func plan(_ *passes.Unit, lp *loopProg) (bool, error) {
-	lowering.PlanBuffers(lp.Program)
+	lowering.Plan(lp.Program)
 	return true, nil
 }
 
@@ -431,9 +439,23 @@ func emitGo(u *passes.Unit, lp *loopProg) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	shownCode(sp.kernels, lp.Kernels)
 	text, err := sp.close()
 	u.SetCode("go", text)
 	return false, err
+}
+
+// shownCode gives each shown kernel that runs an earlier kernel's code
+// that code (kernels share code with earlier ones only).
+func shownCode(shown []report.Kernel, kernels []*lowering.Kernel) {
+	at := map[*lowering.Kernel]int{}
+	for i := range shown[:min(len(shown), report.MaxKernels)] {
+		k := kernels[i]
+		at[k] = i
+		if owner := k.SharesCode; owner != nil {
+			shown[i].Code = shown[at[owner]].Code
+		}
+	}
 }
 
 func emitCUDA(u *passes.Unit, lp *loopProg) (bool, error) {

@@ -97,7 +97,7 @@ func compileStages(b *testing.B, src []byte, st *stageTimer) int {
 		if _, err := lowering.Fuse(loop, lowering.FuseOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		lowering.PlanBuffers(loop)
+		lowering.Plan(loop)
 	})
 	st.time("verify", func() {
 		if err := lowering.Verify(loop); err != nil {

@@ -29,22 +29,31 @@ func TestGeneratedGoStaysGofmtClean(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(formatted), progs[0].Go)
 
-	// The report shows each kernel's own function, cut from the file, for
-	// the kernels it lists with their code (report.MaxKernels); the rest
-	// are named only.
+	// The report shows the function that runs each kernel, cut from the
+	// file, for the kernels it lists with their code (report.MaxKernels):
+	// the kernel's own, or the earlier kernel's whose code it shares. The
+	// rest are named only.
 	kernels := progs[0].ReportKernels()
 	require.Greater(t, len(kernels), report.MaxKernels)
+	shared := 0
 	for i, k := range kernels {
 		if i >= report.MaxKernels {
 			require.Empty(t, k.Code+k.LoopIR, k.Name)
 			require.NotEmpty(t, k.Nodes, k.Name)
 			continue
 		}
-		require.True(t, strings.HasPrefix(k.Code, "// "+k.Name+" is "), "%s: %.80q", k.Name, k.Code)
-		require.Contains(t, k.Code, "\nfunc "+k.Name+"(")
+		fn := k.Name
+		if owner := progs[0].Loop.Kernels[i].SharesCode; owner != nil {
+			fn = owner.Name
+			shared++
+			require.NotContains(t, progs[0].Go, "\nfunc "+k.Name+"(", "a kernel that shares code has none of its own")
+		}
+		require.True(t, strings.HasPrefix(k.Code, "// "+fn+" is "), "%s: %.80q", k.Name, k.Code)
+		require.Contains(t, k.Code, "\nfunc "+fn+"(")
 		require.True(t, strings.HasSuffix(k.Code, "\n}\n"))
 		require.Equal(t, 1, strings.Count(k.Code, "\nfunc "))
 	}
+	require.Positive(t, shared, "the layers repeat: later ones run the first one's kernels")
 }
 
 // The manager hashes a graph by streaming its text (Graph.WriteTo) when no

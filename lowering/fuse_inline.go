@@ -90,7 +90,7 @@ func inlineCheap(p *Program) {
 		}
 		var into []string
 		for _, s := range sites {
-			inlineAt(k, st, s)
+			inlineAt(k, st, s, ix.memo.at(k, s))
 			ix.noteRecompute(k, s.k)
 			ix.addKernel(s.k, k) // s.k now also reads what k reads
 			into = append(into, s.k.Name)
@@ -203,7 +203,7 @@ func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr, unrolled b
 					if j <= i || len(in.Access.Indirect) > 0 || in.Access.DType != st.Access.DType {
 						return nil, 0, nil, false
 					}
-					if fusableAt(prod, k, s, st, in) {
+					if ix.memo.fusableAt(prod, k, s, st, in) {
 						continue // fusion joins them
 					}
 					if why := inlineRefusal(ix, prod, k, s, in, unrolled); why != "" {
@@ -234,6 +234,7 @@ type accessIndex struct {
 	// The recompute policy's state (fuse_recompute.go), made on first use.
 	recomputed map[*Kernel]int  // cost inlined into a consumer beyond maxInlineRatio
 	reduced    map[*Buffer]bool // the buffer derives from a reduction
+	memo       *indexMemo
 }
 
 // kernelSets lists, per buffer, kernels in the order added, each once.
@@ -277,7 +278,7 @@ func newKernelSets() kernelSets {
 }
 
 func newAccessIndex(p *Program) *accessIndex {
-	ix := &accessIndex{pos: make(map[*Kernel]int, len(p.Kernels)), by: newKernelSets(), writers: newKernelSets(), gone: map[*Kernel]bool{}}
+	ix := &accessIndex{pos: make(map[*Kernel]int, len(p.Kernels)), by: newKernelSets(), writers: newKernelSets(), gone: map[*Kernel]bool{}, memo: newIndexMemo()}
 	for j, k := range p.Kernels {
 		ix.pos[k] = j
 		ix.addKernel(k, k)
@@ -413,9 +414,8 @@ func product(sizes []sym.Expr) sym.Expr {
 }
 
 // inlineAt replaces the load s.ld by a copy of the producer's body
-// (store st excluded) computed at the element the load reads.
-func inlineAt(prod *Kernel, st *Instr, s inlineSite) {
-	m := producerIndex(prod.Outer, s.ld.Access.Index, loopFacts(s.k.Outer, s.st.Reduce))
+// (store st excluded) computed at the element the load reads (at).
+func inlineAt(prod *Kernel, st *Instr, s inlineSite, at *producerAt) {
 	next := 0
 	for _, x := range s.k.Stages {
 		for _, in := range x.Body {
@@ -437,17 +437,17 @@ func inlineAt(prod *Kernel, st *Instr, s inlineSite) {
 		switch in.Op {
 		case OpLoad:
 			a := *in.Access
-			a.Index = a.Index.Subst(m)
+			a.Index = at.move(a.Index)
 			c.Access = &a
 		case OpIndex:
-			c.Expr = in.Expr.Subst(m)
+			c.Expr = at.move(in.Expr)
 		}
 		clones[in] = &c
 		body = append(body, &c)
 	}
 	v := clones[st.Args[0]]
-	at := slices.Index(s.st.Body, s.ld)
-	s.st.Body = slices.Insert(slices.Delete(s.st.Body, at, at+1), at, body...)
+	i := slices.Index(s.st.Body, s.ld)
+	s.st.Body = slices.Insert(slices.Delete(s.st.Body, i, i+1), i, body...)
 	for _, x := range s.k.Stages {
 		for _, in := range x.Body {
 			for i, a := range in.Args {

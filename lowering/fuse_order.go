@@ -16,21 +16,35 @@ import (
 // Each element is computed independently, so the order changes no
 // value; a kernel that reads a buffer it writes keeps its order.
 func storeInner(p *Program) {
-	for _, k := range p.Kernels {
-		if k.Extern != nil || k.Serial || len(k.Outer) < 2 || len(k.Stages) != 1 || !allOuterLevel(k) {
-			continue
+	remarks := make([]string, len(p.Kernels))
+	inChunks(len(p.Kernels), func(_, lo, hi int) { // each kernel on its own
+		for i := lo; i < hi; i++ {
+			remarks[i] = storeInnerKernel(p.Kernels[i])
 		}
-		last := len(k.Outer) - 1
-		j := contiguousStoreVar(k)
-		if j < 0 || j == last {
-			continue
+	})
+	for _, r := range remarks {
+		if r != "" {
+			p.Remarks = append(p.Remarks, r)
 		}
-		a, b := OuterVar(j), OuterVar(last)
-		renameStageVars(k.Stages[0], map[string]sym.Expr{a: sym.Symbol(b), b: sym.Symbol(a)})
-		k.Outer[j], k.Outer[last] = k.Outer[last], k.Outer[j]
-		k.Vec = 1 // the align pass's vector width was along the old innermost loop
-		p.Remarks = append(p.Remarks, fmt.Sprintf("%s: loops %s and %s swapped so that its stores are contiguous in the innermost loop", k.Name, a, b))
 	}
+}
+
+// storeInnerKernel swaps k's loops as storeInner says and returns the
+// remark saying so; "" when k stays as it is.
+func storeInnerKernel(k *Kernel) string {
+	if k.Extern != nil || k.Serial || len(k.Outer) < 2 || len(k.Stages) != 1 || !allOuterLevel(k) {
+		return ""
+	}
+	last := len(k.Outer) - 1
+	j := contiguousStoreVar(k)
+	if j < 0 || j == last {
+		return ""
+	}
+	a, b := OuterVar(j), OuterVar(last)
+	renameStageVars(k.Stages[0], map[string]sym.Expr{a: sym.Symbol(b), b: sym.Symbol(a)})
+	k.Outer[j], k.Outer[last] = k.Outer[last], k.Outer[j]
+	k.Vec = 1 // the align pass's vector width was along the old innermost loop
+	return fmt.Sprintf("%s: loops %s and %s swapped so that its stores are contiguous in the innermost loop", k.Name, a, b)
 }
 
 // contiguousStoreVar is the outer variable along which every store of k

@@ -292,17 +292,14 @@ func cleanProgram(p *Program, maxStage int) {
 		countBufferUses(k, uses, pinned)
 	}
 	dead := func(b *Buffer) bool { return uses[b] == 0 && !pinned[b] }
-	kernels := p.Kernels[:0]
-	for _, k := range p.Kernels {
-		if k.Extern == nil {
-			cleanKernel(k, dead, maxStage)
-			if len(k.Stages) == 0 {
-				continue
+	inChunks(len(p.Kernels), func(_, lo, hi int) { // each kernel on its own; the maps are only read
+		for _, k := range p.Kernels[lo:hi] {
+			if k.Extern == nil {
+				cleanKernel(k, dead, maxStage)
 			}
 		}
-		kernels = append(kernels, k)
-	}
-	p.Kernels = kernels
+	})
+	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return k.Extern == nil && len(k.Stages) == 0 })
 	var removed []string
 	p.Buffers = slices.DeleteFunc(p.Buffers, func(b *Buffer) bool {
 		if dead(b) {

@@ -143,6 +143,14 @@ type Kernel struct {
 	// iterations may update one element. Codegen runs it in one thread,
 	// in outer-index order; the scheduler must not fuse it with others.
 	Serial bool
+	// SharesCode, set by ShareCode, is an earlier kernel that is this one
+	// but for the buffers it touches: code generators emit no code for
+	// this kernel and call SharesCode's with this kernel's buffers
+	// (CallBuffers). nil when the kernel has code of its own.
+	SharesCode *Kernel
+	// codeBuffers are the kernel's buffers in the order of first use, as
+	// ShareCode found them: CallBuffers pairs them with SharesCode's.
+	codeBuffers []*Buffer
 }
 
 // Kind derives the kernel's kind from its stages.

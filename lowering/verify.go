@@ -43,10 +43,18 @@ func Verify(p *Program) error {
 	// Kernels are checked on every core (each check reads only its kernel
 	// and the tables above); their errors join in program order.
 	errs := make([][]error, len(p.Kernels))
+	pos := make(map[*Kernel]int, len(p.Kernels))
+	for i, k := range p.Kernels {
+		pos[k] = i
+	}
 	inChunks(len(p.Kernels), func(_, lo, hi int) {
 		kc := &kernelCheck{v: v, ids: map[int]bool{}, where: map[*Instr]int{}}
+		shared := &sharedCodeCheck{pos: pos, owners: map[*Kernel]string{}}
 		for i := lo; i < hi; i++ {
 			errs[i] = kc.kernel(i, p.Kernels[i])
+			if err := shared.kernel(i, p.Kernels[i]); err != nil {
+				errs[i] = append(errs[i], err)
+			}
 		}
 	})
 	for _, e := range errs {

@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -292,7 +294,13 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn ui
 			pr.Err = fmt.Errorf("pass %s panicked%s: %v\n%s", step.Info.Name, where, r, debug.Stack())
 		}
 	}()
-	changed, err := step.run(ctx, u)
+	var changed bool
+	var err error
+	// The label names the stage in a CPU profile (KILN_CPUPROFILE), on the
+	// goroutines the stage starts too: `go tool pprof -tagfocus stage=fuse`.
+	pprof.Do(context.Background(), pprof.Labels("stage", step.Info.Name), func(context.Context) {
+		changed, err = step.run(ctx, u)
+	})
 	pr.Changed = changed
 	if err != nil {
 		var d *diag.Diagnostic

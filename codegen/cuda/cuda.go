@@ -50,7 +50,12 @@ func GenerateTo(w io.Writer, p *lowering.Program) error {
 	em.line("// ---- kernels ----")
 	sigs := make([]*signature, 0, len(p.Kernels))
 	msgs := newCheckMsgs()
+	own := map[*lowering.Kernel]*signature{}
 	for _, k := range p.Kernels {
+		if owner := k.SharesCode; owner != nil && own[owner] != nil {
+			sigs = append(sigs, sharedSignature(k, own[owner]))
+			continue
+		}
 		var sig *signature
 		var err error
 		if k.Extern != nil {
@@ -61,6 +66,7 @@ func GenerateTo(w io.Writer, p *lowering.Program) error {
 		if err != nil {
 			return fmt.Errorf("cuda %s: %w", p.Name, err)
 		}
+		own[k] = sig
 		sigs = append(sigs, sig)
 	}
 	h := &hostGen{p: p, e: em, sigs: sigs, msgs: msgs}

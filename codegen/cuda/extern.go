@@ -21,7 +21,7 @@ func externOp(e *lowering.Extern) string {
 
 func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature, error) {
 	e := k.Extern
-	sig := &signature{name: k.Name, written: map[*lowering.Buffer]bool{e.Out.Buffer: true}, lanes: 1, work: sym.Const(1)}
+	sig := &signature{name: k.Name, fn: k.Name, written: map[*lowering.Buffer]bool{e.Out.Buffer: true}, lanes: 1, work: sym.Const(1)}
 	seen := map[*lowering.Buffer]bool{}
 	for _, o := range append(slices.Clone(e.Args), e.Out) {
 		if o.Buffer != nil && !seen[o.Buffer] {

@@ -36,7 +36,7 @@ func compileFX(t *testing.T, file, src, pipeline string) *ir.Graph {
 	return fxtest.Compile(t, file, src, pipeline)
 }
 
-// lowerFused lowers g, fuses and plans buffers, verifying each step.
+// lowerFused lowers g, fuses and plans (buffers, shared code), verifying each step.
 func lowerFused(t *testing.T, g *ir.Graph) *lowering.Program {
 	t.Helper()
 	p, err := lowering.Lower(g, lowering.Options{Name: "g"})
@@ -44,7 +44,7 @@ func lowerFused(t *testing.T, g *ir.Graph) *lowering.Program {
 	require.NoError(t, lowering.Verify(p), "%s", p)
 	_, err = lowering.Fuse(p, lowering.FuseOptions{})
 	require.NoError(t, err)
-	lowering.PlanBuffers(p)
+	lowering.Plan(p)
 	require.NoError(t, lowering.Verify(p), "%s", p)
 	return p
 }

@@ -225,12 +225,15 @@ func (h *hostGen) launches() error {
 		}
 		h.e.line("{")
 		h.e.in()
+		if sig.fn != sig.name {
+			h.e.line("// %s runs %s's code.", sig.name, sig.fn)
+		}
 		h.e.line("const long long nwork = %s;", sig.work.Code())
 		if sig.serial {
 			h.e.line("// serial: one thread walks every index in order (repeated scatter indices).")
-			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, 1, 1, %s);", sig.name, strings.Join(args, ", "))
+			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, 1, 1, %s);", sig.fn, strings.Join(args, ", "))
 		} else {
-			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, kiln_grid(nwork, %d), %d, %s);", sig.name, BlockSize, BlockSize, strings.Join(args, ", "))
+			h.e.line("if (nwork > 0) KILN_LAUNCH(%s, kiln_grid(nwork, %d), %d, %s);", sig.fn, BlockSize, BlockSize, strings.Join(args, ", "))
 		}
 		if sig.checks {
 			h.e.line("kiln_index_report(%s, %s, kiln_check_msgs); // stop at the first bad index", errParam, cString(sig.name))

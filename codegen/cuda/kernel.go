@@ -31,7 +31,8 @@ type kgen struct {
 
 // signature is what the host needs to launch a kernel.
 type signature struct {
-	name    string
+	name    string // the kernel launched, for messages
+	fn      string // the __global__ function that runs it: name, or the kernel's whose code it shares
 	buffers []*lowering.Buffer
 	written map[*lowering.Buffer]bool
 	work    sym.Expr // threads' turns: outer indices / lanes
@@ -56,8 +57,23 @@ func genKernel(e *emitter, p *lowering.Program, k *lowering.Kernel, msgs *checkM
 }
 
 // kernelSignature lists the buffers a kernel touches, by ID.
+// sharedSignature is the launch of k, which runs owner's code (signature
+// of owner's code): owner's function on k's buffers.
+func sharedSignature(k *lowering.Kernel, owner *signature) *signature {
+	sig := *owner
+	sig.name = k.Name
+	sig.buffers = k.CallBuffers(owner.buffers)
+	sig.written = make(map[*lowering.Buffer]bool, len(owner.written))
+	for i, b := range owner.buffers {
+		if owner.written[b] {
+			sig.written[sig.buffers[i]] = true
+		}
+	}
+	return &sig
+}
+
 func kernelSignature(k *lowering.Kernel, lanes int) *signature {
-	sig := &signature{name: k.Name, written: map[*lowering.Buffer]bool{}, lanes: lanes, work: sym.Const(1), serial: k.Serial}
+	sig := &signature{name: k.Name, fn: k.Name, written: map[*lowering.Buffer]bool{}, lanes: lanes, work: sym.Const(1), serial: k.Serial}
 	seen := map[*lowering.Buffer]bool{}
 	add := func(b *lowering.Buffer) {
 		if b != nil && !seen[b] {

@@ -111,8 +111,13 @@ func generate(w io.Writer, p *lowering.Program, pkg, rtImport string, simd *simd
 		return fmt.Errorf("generate %s: generated code does not parse: %w", p.Name, err)
 	}
 	out.add(run0[0])
-	for lo := 0; lo < len(p.Kernels); lo += kernelWindow {
-		ks := p.Kernels[lo:min(lo+kernelWindow, len(p.Kernels))]
+	own := ownCode(p) // a kernel that shares another's code has none of its own
+	for lo := 0; lo < len(own); lo += kernelWindow {
+		window := own[lo:min(lo+kernelWindow, len(own))]
+		ks := make([]*lowering.Kernel, len(window))
+		for i, at := range window {
+			ks[i] = p.Kernels[at]
+		}
 		chunks, err := emitKernels(p, ks, simd)
 		if err != nil {
 			return fmt.Errorf("generate %s: %w", p.Name, err)
@@ -122,7 +127,7 @@ func generate(w io.Writer, p *lowering.Program, pkg, rtImport string, simd *simd
 		}
 		for i, c := range chunks {
 			if kernelCode != nil {
-				kernelCode(lo+i, c)
+				kernelCode(window[i], c)
 			}
 			out.add(c)
 		}
@@ -142,6 +147,17 @@ func generate(w io.Writer, p *lowering.Program, pkg, rtImport string, simd *simd
 		out.add(h[0])
 	}
 	return out.finish()
+}
+
+// ownCode lists the indices of p's kernels that have code of their own.
+func ownCode(p *lowering.Program) []int {
+	own := make([]int, 0, len(p.Kernels))
+	for i, k := range p.Kernels {
+		if k.SharesCode == nil {
+			own = append(own, i)
+		}
+	}
+	return own
 }
 
 // emitKernels emits ks unformatted, one chunk each.
@@ -381,16 +397,24 @@ func (r *runGen) rootOf(b *lowering.Buffer) *lowering.Buffer {
 	return b
 }
 
+// callKernels calls each kernel's function in order: its own, or for a
+// kernel that shares code (lowering.ShareCode) the earlier kernel's, on its
+// own buffers; an error names the kernel. No comment marks a shared call:
+// comments would stop the formatter cutting Run into pieces (splitFunc).
 func (r *runGen) callKernels() error {
 	for _, k := range r.p.Kernels {
+		code := k // a kernel that shares code calls that code; its error names it
+		if k.SharesCode != nil {
+			code = k.SharesCode
+		}
 		args := slices.Clone(r.p.Syms)
-		for _, b := range kernelBuffers(k) {
+		for _, b := range k.CallBuffers(kernelBuffers(code)) {
 			if !r.done[b] {
 				return fmt.Errorf("%s: buffer %s is not in the program", k.Name, b.Name)
 			}
 			args = append(args, bufName(b))
 		}
-		r.c.line("if err := %s(%s); err != nil {", k.Name, strings.Join(args, ", "))
+		r.c.line("if err := %s(%s); err != nil {", code.Name, strings.Join(args, ", "))
 		r.c.line("return nil, fmt.Errorf(\"%s: %%w\", err)", k.Name)
 		r.c.line("}")
 	}

@@ -53,7 +53,7 @@ func lowerGraph(t *testing.T, name string, g *ir.Graph) fxCase {
 	_, err = lowering.Fuse(p, lowering.FuseOptions{})
 	require.NoError(t, err, name)
 	require.NoError(t, lowering.Verify(p), "%s fused:\n%s", name, p)
-	lowering.PlanBuffers(p)
+	lowering.Plan(p)
 	require.NoError(t, lowering.Verify(p), "%s planned:\n%s", name, p)
 	return fxCase{name: name, g: g, prog: p}
 }
