@@ -71,7 +71,7 @@ func unrollSmallReduction(p *Program, ix *accessIndex, k *Kernel, pinned map[*Bu
 	}
 	var into []string
 	for _, s := range sites {
-		inlineAt(k, st, s)
+		inlineAt(k, st, s, ix.memo.at(k, s))
 		ix.addKernel(s.k, k)
 		into = append(into, s.k.Name)
 	}
