@@ -346,7 +346,8 @@ var backEnd = []passes.Info{
 			{Name: "max_stage_instrs", Doc: "refuse a fusion that grows a stage beyond this many instructions (default 256)"}},
 		Requires: []passes.Requirement{{Pass: "lower", Reason: "it fuses the kernels lowering made"}},
 		Checks:   "nothing by itself: plan's check covers fusion", NewUnit: newFuse},
-	{Name: "plan", Summary: "plan buffers, as Inductor's memory planning: an intermediate buffer takes over the memory of a dead one of the same byte size",
+	{Name: "plan", Summary: "plan buffers, as Inductor's memory planning: an intermediate buffer takes over the memory of a dead one of the same byte size; " +
+		"a kernel identical to an earlier one but for its buffers runs that one's code, as Inductor reuses a kernel's source",
 		Requires: []passes.Requirement{{Pass: "lower", Reason: "it plans the buffers of the loop program"}},
 		Checks:   "the loop-IR verifier (fusion and planning produced valid loop IR)", VerifyProgram: true, NewUnit: stage("plan", plan)},
 	{Name: "go", Summary: "generate Go: one gofmt-clean file of kernels and a Run entry, over the scalar runtime rt",

@@ -49,6 +49,11 @@ func (nm *Namer) index(base string) {
 		return
 	}
 	if len(nm.indexed) >= lazyBases {
+		used := make(map[string]bool, len(nm.used)+len(nm.snap)) // sized once: growing it was a third of Fresh
+		for s := range nm.used {
+			used[s] = true
+		}
+		nm.used = used
 		for _, s := range nm.snap {
 			if !nm.indexed[s] {
 				if stem, ok := stemOf(s); !ok || !nm.indexed[stem] {

@@ -233,13 +233,21 @@ func (c *sharedCodeCheck) kernel(i int, k *Kernel) error {
 	}
 	theirs, ok := c.owners[owner]
 	if !ok {
-		c.shape, _ = codeShape(c.shape[:0], owner)
+		var bufs []*Buffer
+		c.shape, bufs = codeShape(c.shape[:0], owner)
+		if !slices.Equal(bufs, owner.codeBuffers) {
+			return fmt.Errorf("%s shares the code of %s, whose buffers changed after ShareCode", k.Name, owner.Name)
+		}
 		theirs = string(c.shape)
 		c.owners[owner] = theirs
 	}
-	c.shape, _ = codeShape(c.shape[:0], k)
-	if string(c.shape) != theirs {
+	var bufs []*Buffer
+	c.shape, bufs = codeShape(c.shape[:0], k)
+	switch {
+	case string(c.shape) != theirs:
 		return fmt.Errorf("%s shares the code of %s, but the two kernels differ in more than their buffers", k.Name, owner.Name)
+	case !slices.Equal(bufs, k.codeBuffers):
+		return fmt.Errorf("%s shares the code of %s, but its buffers changed after ShareCode", k.Name, owner.Name)
 	}
 	return nil
 }

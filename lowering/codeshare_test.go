@@ -93,7 +93,15 @@ func requireSharesFaithfully(t *testing.T, name string, p *Program) int {
 		}
 		shared++
 		require.Less(t, slices.Index(p.Kernels, k.SharesCode), slices.Index(p.Kernels, k), "%s: %s shares a later kernel's code", name, k.Name)
-		require.Equal(t, k.String(), rebound(k.SharesCode, k).String(), "%s: %s runs %s's code", name, k.Name, k.SharesCode.Name)
+		var own, want strings.Builder
+		writeKernelHeader(&own, rebound(k.SharesCode, k))
+		writeKernelBody(&own, k)
+		writeKernelHeader(&want, rebound(k.SharesCode, k))
+		writeKernelBody(&want, rebound(k.SharesCode, k))
+		require.Equal(t, want.String(), own.String(), "%s: %s runs %s's code", name, k.Name, k.SharesCode.Name)
+		head, call, _ := strings.Cut(k.String(), "\n")
+		require.True(t, strings.HasSuffix(head, " code="+k.SharesCode.Name), "%s: %s's header says whose code it runs: %q", name, k.Name, head)
+		require.True(t, strings.HasPrefix(call, "  as "+k.SharesCode.Name), "%s: %s prints the call, not the body: %q", name, k.Name, call)
 	}
 	return shared
 }
@@ -229,6 +237,7 @@ func TestShareCodeTellsBuffersApart(t *testing.T) {
 	params := []*Buffer{x.buf, y.buf, first.buf} // the order code lists k0's buffers in
 	require.Equal(t, []*Buffer{y.buf, x.buf, second.buf}, k1.CallBuffers(params))
 	require.Equal(t, params, k0.CallBuffers(params))
+	require.Equal(t, "kernel1 pointwise origins=[second] code=kernel0\n  as kernel0 with x=y, y=x, buf2=buf3\n", k1.String())
 	b.pointwise("third", "mul", second, x) // reads second
 	b.output(schedT{p.Buffers[len(p.Buffers)-1], first.lay})
 	requireClose(t, schedRun(t, p, nil, 3), schedRun(t, viaSharedCode(p), nil, 3))
@@ -240,6 +249,11 @@ func TestShareCodeTellsBuffersApart(t *testing.T) {
 	k0.SharesCode = k1
 	require.ErrorContains(t, Verify(p), "kernel0 shares the code of kernel1, which is not an earlier kernel of the program")
 	k0.SharesCode = nil
+	z := b.input("z", 8, 4) // kernel1 reads z where it read y: same shape, other buffers
+	k1.Stages[0].Body[0].Access.Buffer = z.buf
+	require.ErrorContains(t, Verify(p), "kernel1 shares the code of kernel0, but its buffers changed after ShareCode")
+	k1.Stages[0].Body[0].Access.Buffer = y.buf
+	require.NoError(t, Verify(p))
 
 	for _, change := range []struct {
 		what  string

@@ -123,7 +123,32 @@ func (k *Kernel) String() string {
 	return b.String()
 }
 
+// writeKernel prints k's header line, then its body; a kernel that shares
+// an earlier kernel's code prints, instead of the same body again, the
+// buffers it runs that code on: "  as kernel12 with buf3=buf401, ..." (the
+// earlier kernel's buffer, then this one's, in order of first use).
 func writeKernel(b *strings.Builder, k *Kernel) {
+	writeKernelHeader(b, k)
+	if owner := k.SharesCode; owner != nil && len(owner.codeBuffers) == len(k.codeBuffers) {
+		b.WriteString("  as ")
+		b.WriteString(owner.Name)
+		for i, buf := range k.codeBuffers {
+			if i == 0 {
+				b.WriteString(" with ")
+			} else {
+				b.WriteString(", ")
+			}
+			b.WriteString(owner.codeBuffers[i].Name)
+			b.WriteByte('=')
+			b.WriteString(buf.Name)
+		}
+		b.WriteString("\n")
+		return
+	}
+	writeKernelBody(b, k)
+}
+
+func writeKernelHeader(b *strings.Builder, k *Kernel) {
 	fmt.Fprintf(b, "%s %s", k.Name, k.Kind())
 	if len(k.Origins) > 0 {
 		fmt.Fprintf(b, " origins=[%s]", strings.Join(k.Origins, ", "))
@@ -134,7 +159,13 @@ func writeKernel(b *strings.Builder, k *Kernel) {
 	if k.Serial {
 		b.WriteString(" serial")
 	}
+	if k.SharesCode != nil {
+		b.WriteString(" code=" + k.SharesCode.Name)
+	}
 	b.WriteString("\n")
+}
+
+func writeKernelBody(b *strings.Builder, k *Kernel) {
 	if k.Extern != nil {
 		writeExtern(b, k.Extern)
 		return
