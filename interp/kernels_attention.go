@@ -122,19 +122,26 @@ func kSDPA(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The CPU flash op has no enable_gqa: its kernel reads query head i
+	// from key/value head i / (h / h_kv), and its decomposition passes
+	// enable_gqa = query.size(1) != key.size(1) to the math path.
+	gqa := c.op.Schema.Name == "_scaled_dot_product_flash_attention_for_cpu"
 	if c.has("enable_gqa") {
-		gqa, err := c.bool("enable_gqa")
-		if err != nil {
+		if gqa, err = c.bool("enable_gqa"); err != nil {
 			return nil, err
 		}
-		if gqa && q.Dim() >= 3 && k.Shape[k.Dim()-3] != q.Shape[q.Dim()-3] {
-			rep := q.Shape[q.Dim()-3] / k.Shape[k.Dim()-3]
-			if k, err = repeatHeads(k, rep); err != nil {
-				return nil, err
-			}
-			if v, err = repeatHeads(v, rep); err != nil {
-				return nil, err
-			}
+	}
+	if gqa && q.Dim() >= 3 && k.Shape[k.Dim()-3] != q.Shape[q.Dim()-3] {
+		hq, hk, hv := q.Shape[q.Dim()-3], k.Shape[k.Dim()-3], v.Shape[v.Dim()-3]
+		if hk == 0 || hq%hk != 0 || hv != hk {
+			return nil, fmt.Errorf("%s: grouped-query attention needs query heads (%d) a multiple of the key heads (%d), "+
+				"and as many value heads (%d) as key heads", c.op.Schema.Name, hq, hk, hv)
+		}
+		if k, err = repeatHeads(k, hq/hk); err != nil {
+			return nil, err
+		}
+		if v, err = repeatHeads(v, hq/hk); err != nil {
+			return nil, err
 		}
 	}
 	out, lse, err := sdpa(q, k, v, mask, causal, scale, hasScale)

@@ -69,10 +69,14 @@ func inlineCheap(p *Program) {
 	for i := len(p.Kernels) - 1; i >= 0; i-- {
 		k := p.Kernels[i]
 		b, st, ok := cheapProducer(k)
-		if !ok || b.Kind != BufIntermediate || pinned[b] {
+		if !ok {
+			unrollSmallReduction(p, ix, k, pinned) // fuse_inline_unroll.go
 			continue
 		}
-		sites, all, refused, ok := inlineSites(ix, k, b, st)
+		if b.Kind != BufIntermediate || pinned[b] {
+			continue
+		}
+		sites, all, refused, ok := inlineSites(ix, k, b, st, false)
 		for _, why := range refused {
 			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: %s", k.Name, kernelOrigin(k), why))
 		}
@@ -162,7 +166,8 @@ func rowMajorIndex(sizes []sym.Expr) sym.Expr {
 // sizes. all counts every load of b; ok is false when b is read or
 // written in a way inlining cannot follow (an extern reads it, another
 // kernel writes it or a buffer the producer reads, a load changes type).
-func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr) (sites []inlineSite, all int, refused []string, ok bool) {
+// An unrolled reduction may be inlined inside a reduction loop.
+func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr, unrolled bool) (sites []inlineSite, all int, refused []string, ok bool) {
 	i := ix.pos[prod]
 	reads := map[*Buffer]bool{}
 	for _, in := range prod.Stages[0].Body {
@@ -201,7 +206,7 @@ func inlineSites(ix *accessIndex, prod *Kernel, b *Buffer, st *Instr) (sites []i
 					if ix.memo.fusableAt(prod, k, s, st, in) {
 						continue // fusion joins them
 					}
-					if why := inlineRefusal(ix, prod, k, s, in); why != "" {
+					if why := inlineRefusal(ix, prod, k, s, in, unrolled); why != "" {
 						refused = append(refused, fmt.Sprintf("%s reads it %s", k.Name, why))
 						continue
 					}
@@ -335,9 +340,9 @@ func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
 
 // inlineRefusal says why the load ld of a producer's buffer in stage s of
 // k is not replaced by the producer's body, or "".
-func inlineRefusal(ix *accessIndex, prod, k *Kernel, s *Stage, ld *Instr) string {
+func inlineRefusal(ix *accessIndex, prod, k *Kernel, s *Stage, ld *Instr, unrolled bool) string {
 	switch {
-	case len(s.Reduce) > 0:
+	case len(s.Reduce) > 0 && !unrolled:
 		return "inside a reduction loop"
 	case namedIndirect(k, ld):
 		return "as an indirect index"

@@ -458,6 +458,7 @@ var evalFns = map[string]func(a []float64) float64{
 	"abs":         func(a []float64) float64 { return math.Abs(a[0]) },
 	"pow":         func(a []float64) float64 { return math.Pow(a[0], a[1]) },
 	"logical_or":  func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"logical_not": func(a []float64) float64 { return b2f(a[0] == 0) },
 	"signbit":     func(a []float64) float64 { return b2f(math.Signbit(a[0])) },
 	"rshift":      func(a []float64) float64 { return float64(int64(a[0]) >> uint(a[1])) },
 	"bitwise_and": func(a []float64) float64 { return float64(int64(a[0]) & int64(a[1])) },

@@ -186,6 +186,9 @@ func (l *lowerer) ref(a ir.Arg) (tensorRef, error) {
 func (l *lowerer) lowerNode(n *ir.Node) error {
 	op, _ := n.Op.(*ops.Op)
 	if op == nil && n.Form == ir.FormGetAttr {
+		if t, err := tensorType(n.Out()); err == nil && sym.Equal(t.Numel(), sym.Const(0)) {
+			return l.emptyConstant(n.Out()) // torch.tensor([]) has no data to miss
+		}
 		return noLowering(n, "pass it as an input (torch.export lifts constants and buffers into inputs)",
 			"the printout has no data for tensor constant %s; pass it as an input", n.Target)
 	}
@@ -207,6 +210,18 @@ func (l *lowerer) lowerNode(n *ir.Node) error {
 		return r(l, c)
 	}
 	return l.lowerByKind(n, op)
+}
+
+// emptyConstant lowers a tensor constant with no elements as a factory
+// does: a buffer and a kernel over its (empty) shape that writes it.
+func (l *lowerer) emptyConstant(v *ir.Value) error {
+	out, err := l.fresh(v)
+	if err != nil {
+		return err
+	}
+	b := l.newKernel(out.layout.Shape)
+	b.store(out, outerVars(len(out.layout.Shape)), b.constant(0, out.layout.DType))
+	return nil
 }
 
 // lowerByKind handles the families whose ops need no per-op rule, and

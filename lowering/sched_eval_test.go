@@ -230,7 +230,7 @@ func (e *schedEval) stage(st *Stage, vals map[*Instr]float64) {
 
 func reduceInit(op ReduceOp) float64 {
 	switch op {
-	case ReduceProd:
+	case ReduceProd, ReduceAll:
 		return 1
 	case ReduceMax, ReduceLogAddExp:
 		return math.Inf(-1)
@@ -248,6 +248,10 @@ func reduceStep(op ReduceOp, acc, x float64) float64 {
 		return math.Max(acc, x)
 	case ReduceMin:
 		return math.Min(acc, x)
+	case ReduceAny:
+		return b2f(acc != 0 || x != 0)
+	case ReduceAll:
+		return b2f(acc != 0 && x != 0)
 	case ReduceLogAddExp:
 		lo, hi := math.Min(acc, x), math.Max(acc, x)
 		if lo != hi || !math.IsInf(lo, 0) {
@@ -262,6 +266,7 @@ var schedFns = map[string]func(a []float64) float64{
 	"add": func(a []float64) float64 { return a[0] + a[1] }, "sub": func(a []float64) float64 { return a[0] - a[1] },
 	"mul": func(a []float64) float64 { return a[0] * a[1] }, "truediv": func(a []float64) float64 { return a[0] / a[1] },
 	"maximum": func(a []float64) float64 { return math.Max(a[0], a[1]) },
+	"minimum": func(a []float64) float64 { return math.Min(a[0], a[1]) },
 	"exp":     func(a []float64) float64 { return math.Exp(a[0]) }, "neg": func(a []float64) float64 { return -a[0] },
 	"rsqrt": func(a []float64) float64 { return 1 / math.Sqrt(a[0]) }, "sqrt": func(a []float64) float64 { return math.Sqrt(a[0]) },
 	"tanh": func(a []float64) float64 { return math.Tanh(a[0]) }, "abs": func(a []float64) float64 { return math.Abs(a[0]) },
@@ -275,6 +280,7 @@ var schedFns = map[string]func(a []float64) float64{
 	"gt": func(a []float64) float64 { return b2f(a[0] > a[1]) }, "ge": func(a []float64) float64 { return b2f(a[0] >= a[1]) },
 	"logical_and": func(a []float64) float64 { return b2f(a[0] != 0 && a[1] != 0) },
 	"logical_or":  func(a []float64) float64 { return b2f(a[0] != 0 || a[1] != 0) },
+	"logical_not": func(a []float64) float64 { return b2f(a[0] == 0) },
 	"isnan":       func(a []float64) float64 { return b2f(math.IsNaN(a[0])) },
 	"signbit":     func(a []float64) float64 { return b2f(math.Signbit(a[0])) },
 	"rshift":      func(a []float64) float64 { return float64(int64(a[0]) >> uint(a[1])) },

@@ -97,6 +97,33 @@ var table = map[string]Judgement{
 			42: 2.58e-06, 43: 2.67e-06, 45: 2.95e-06, 46: 2.67e-06, 48: 2.63e-06, 49: 3.28e-06, 50: 4.08e-06, 51: 4.08e-06,
 			53: 3.45e-06, 54: 5.99e-06, 55: 7.7e-07, 56: 2.78e-06, 58: 2.89e-06, 59: 2.75e-06, 61: 3.24e-06, 62: 2.84e-06,
 			63: 7.67e-07}, nil},
+	// 107 and 109 forward lower since kiln lowers an empty tensor constant
+	// (f32[0], the KV cache's initial keys and values; branch i13d), which
+	// judge.py runs as torch.empty(0).
+	"corpus/107_compile_hf_gpt2_train_forward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"GPT-2 forward on randn: out32 ([14, 32], terms near 32) differs between go (float32 sums) and interp " +
+			"(float64) past float32's rtol on 10 of 448 elements. RMSE against float64 (out32): eager 1.74e-6, " +
+			"interp 7.53e-7, go 1.53e-6; same() accepts interp and go on all 60 floating outputs (torch 2.15.0)",
+		map[int]float64{0: 6.5e-07, 21: 2.4e-07, 23: 2.81e-07, 24: 3.11e-07, 25: 2.07e-07, 26: 5.23e-07, 27: 4.99e-07,
+			28: 8.72e-07, 30: 9.37e-07, 31: 4.67e-07, 32: 8.22e-07, 34: 1e-06, 35: 1e-06, 36: 5.33e-07, 37: 5.59e-07,
+			38: 7.21e-07, 39: 7.21e-07, 40: 1.2e-06, 41: 8.26e-07, 42: 7.56e-07, 44: 1.09e-06, 45: 7.79e-07, 46: 5.04e-07,
+			47: 7.87e-07, 48: 8.55e-07, 49: 9.84e-07, 50: 5.4e-06, 52: 5.7e-06, 53: 1.02e-06, 54: 2.1e-06, 56: 1.31e-06,
+			57: 1.1e-06, 58: 5.4e-07, 59: 8.41e-07, 60: 9.95e-07, 61: 9.95e-07, 62: 1.65e-06, 63: 1.14e-06, 64: 1.02e-06,
+			66: 1.29e-06, 67: 1.74e-06, 68: 4.25e-07}, nil},
+	"corpus/109_compile_hf_llama_train_forward.fx.txt": {interp.DefaultTolerance(ir.F32),
+		"Llama forward through the CPU flash-attention op with grouped-query heads (4 query, 2 key/value), " +
+			"which kiln decomposes into the math path with k and v repeated over the heads: out71, layer 2's " +
+			"output with terms near 1300, differs between the decomposition (float32 sums) and interp's whole op " +
+			"(float64) past 1e-4 on 1 of 448 elements. RMSE against float64 (out71): eager 3.71e-4, interp 1.3e-4, " +
+			"go 3.95e-4; same() accepts interp and go on all 74 floating outputs, the logsumexp (out22) " +
+			"included (torch 2.15.0)",
+		map[int]float64{0: 2.15e-06, 8: 2.77e-07, 9: 2.77e-07, 10: 2.91e-07, 12: 3.86e-07, 14: 3.86e-07, 16: 3.86e-07,
+			17: 3.97e-07, 18: 4.37e-07, 19: 6.7e-07, 20: 8.12e-07, 21: 5.26e-07, 22: 9.64e-07, 23: 1.69e-06, 25: 1.69e-06,
+			26: 1.85e-06, 27: 6.94e-07, 28: 6.94e-07, 29: 1.78e-06, 31: 1.74e-06, 32: 1.62e-06, 33: 1.66e-06, 35: 1.74e-06,
+			36: 1.86e-06, 38: 2.54e-06, 39: 2.41e-06, 40: 1.92e-06, 41: 1.92e-06, 42: 2.63e-06, 44: 2.67e-06, 46: 2.67e-06,
+			48: 2.67e-06, 49: 3.97e-07, 50: 4.37e-07, 51: 2.56e-06, 52: 3.28e-06, 53: 2.86e-06, 54: 3.86e-06, 55: 9.12e-06,
+			57: 9.12e-06, 58: 2.6e-06, 59: 2.05e-06, 60: 2.05e-06, 61: 3.29e-06, 63: 3.79e-06, 64: 3.66e-06, 65: 4.11e-06,
+			67: 3.79e-06, 68: 3.98e-06, 70: 5.77e-06, 71: 3.84e-06, 72: 2.66e-06, 73: 2.66e-06, 74: 3.64e-06}, nil},
 	"corpus/110_compile_hf_t5_encoder_train_forward.fx.txt": {interp.DefaultTolerance(ir.F32),
 		"T5 encoder forward with dropout (judge.py draws kiln's dropout masks). Layer 1's attention output " +
 			"(out26) sums softmax-weighted values near 15 into elements near 1, so go's float32 sums differ from " +

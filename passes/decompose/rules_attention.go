@@ -50,8 +50,10 @@ func (e *emitter) maskedRows(x *ir.Value, dim int64) *ir.Value {
 // which kiln's type check would refuse). When the graph reads the second
 // result (a training forward keeps it for the backward), it is the flash
 // kernel's logsumexp, amax + log(sum(exp(s - amax))) per row, 0 for a
-// fully masked row, not the math path's weights. Dropout, grouped-query
-// heads, reduced floats and symbolic sizes keep the op whole.
+// fully masked row, not the math path's weights. Grouped-query heads
+// (fewer key/value heads) are repeated as the math path does
+// (repeatHeads). Dropout, reduced floats and symbolic sizes keep the op
+// whole.
 func sdpaFlashCPU(e *emitter, c *ops.Call) []*ir.Value {
 	a, ok := e.attention(c)
 	if !ok {
@@ -85,8 +87,8 @@ type attention struct {
 	flat              func(x *ir.Value, rows, cols sym.Expr) *ir.Value
 }
 
-// attention checks the call (4-d float32/float64 operands with the same
-// heads, no dropout, a constant head size) and builds the scores as the
+// attention checks the call (4-d float32/float64 operands, query heads a
+// multiple of the key/value heads, no dropout, a constant head size) and builds the scores as the
 // math path does: q * sqrt(scale) times (k^T * sqrt(scale)), plus the
 // causal bias or attn_mask.
 func (e *emitter) attention(c *ops.Call) (attention, bool) {
@@ -108,9 +110,16 @@ func (e *emitter) attention(c *ops.Call) (attention, bool) {
 		e.whole("dropout_p is not 0")
 	case qt.DType != ir.F32 && qt.DType != ir.F64:
 		e.whole("%s attention: the math path's softmax would upcast", qt.DType.Name())
-	case !sym.Equal(qt.Shape[1], kt.Shape[1]) || !sym.Equal(kt.Shape[1], vt.Shape[1]):
-		e.whole("grouped-query attention (heads differ)")
 	}
+	if e.err != nil {
+		return a, false
+	}
+	if !sym.Equal(kt.Shape[1], vt.Shape[1]) {
+		// The flash kernel reads past the value's heads (eager returns garbage).
+		e.whole("key heads %s and value heads %s differ", kt.Shape[1], vt.Shape[1])
+		return a, false
+	}
+	a.k, a.v = e.repeatHeads(a.k, qt.Shape[1]), e.repeatHeads(a.v, qt.Shape[1])
 	if e.err != nil {
 		return a, false
 	}
@@ -134,7 +143,11 @@ func (e *emitter) attention(c *ops.Call) (attention, bool) {
 	scores := e.call("aten::bmm.default", []ir.Arg{val(a.flat(qs, a.l, a.e)), val(a.flat(ks, a.e, a.s))})
 	scores = e.call("aten::_unsafe_view.default", []ir.Arg{val(scores), e.sizeList(a.n, a.h, a.l, a.s)})
 	if causal {
-		ones := e.call("aten::ones.default", []ir.Arg{e.sizeList(a.l, a.s)}, kw("dtype", ir.DTypeArg(ir.Bool)), kw("device", ir.DeviceArg(qt.Device)))
+		kws := []ir.Kwarg{kw("dtype", ir.DTypeArg(ir.Bool))}
+		if qt.Device.Known() { // an unknown device would print as device(type='')
+			kws = append(kws, kw("device", ir.DeviceArg(qt.Device)))
+		}
+		ones := e.call("aten::ones.default", []ir.Arg{e.sizeList(a.l, a.s)}, kws...)
 		lower := e.call("aten::tril.default", []ir.Arg{val(ones)})
 		bias := e.where(lower, e.scalarTensor(f64(0), ir.F32, qt.Device), e.scalarTensor(f64(math.Inf(-1)), ir.F32, qt.Device))
 		scores = e.add(scores, val(bias))
@@ -144,6 +157,32 @@ func (e *emitter) attention(c *ops.Call) (attention, bool) {
 	}
 	a.scores = scores
 	return a, e.err == nil
+}
+
+// repeatHeads is the math path's grouped-query step
+// (_scaled_dot_product_attention_math with enable_gqa, as the flash op's
+// decomposition passes it when query.size(1) != key.size(1)):
+// repeat_interleave of x's h_kv heads to h, traced as
+// x.unsqueeze(2).expand(N, h_kv, h/h_kv, S, E), a contiguous clone, and a
+// view to [N, h, S, E], so query head i reads head i / (h/h_kv). Heads
+// that do not divide, or symbolic ones, keep the op whole (PyTorch
+// rejects the first).
+func (e *emitter) repeatHeads(x *ir.Value, h sym.Expr) *ir.Value {
+	t := tensor(x)
+	if e.err != nil || t == nil || sym.Equal(t.Shape[1], h) {
+		return x
+	}
+	hq, ok1 := h.Const()
+	hkv, ok2 := t.Shape[1].Const()
+	if !ok1 || !ok2 || hkv == 0 || hq%hkv != 0 {
+		e.whole("grouped-query attention with %s query heads and %s key/value heads", h, t.Shape[1])
+		return nil
+	}
+	n, s, d := t.Shape[0], t.Shape[2], t.Shape[3]
+	x = e.call("aten::unsqueeze.default", []ir.Arg{val(x), i64(2)})
+	x = e.call("aten::expand.default", []ir.Arg{val(x), e.sizeList(n, t.Shape[1], sym.Const(hq/hkv), s, d)})
+	x = e.call("aten::clone.default", []ir.Arg{val(x)}, kw("memory_format", ir.EnumArg("contiguous_format")))
+	return e.call("aten::view.default", []ir.Arg{val(x), e.sizeList(n, h, s, d)})
 }
 
 // likeStrides lays out (contiguous) out in the stride order of like, as

@@ -130,6 +130,10 @@ def runnable(src, f64=False):
     src = re.sub(r"^from __future__ import .*$", "", src, flags=re.M)
     src = re.sub(r"^class [^(]+\(", "class G(", src, count=1, flags=re.M)
     src = re.sub(r"device\(type='cuda'(, index=\d+)?\)", "device(type='cpu')", src)
+    # An empty tensor constant (torch.tensor([]), a KV cache's first keys)
+    # has no data in the printout and needs none: as kiln lowers it.
+    src = re.sub(r"^(\s+)(\w+): \"(\w+)\[0\][^\"]*\" = self\.\w+$",
+                 lambda m: f"{m.group(1)}{m.group(2)} = torch.empty(0, dtype=DTYPES['{m.group(3)}'])", src, flags=re.M)
     src = re.sub(r"^(\s+)(\w+)(: \"[^\"]*\")? = torch\.ops\.prims\.inductor_seeds\.default\(",
                  r"\1\2\3 = kiln_inductor_seeds('\2', ", src, flags=re.M)
     src = re.sub(r"^(\s+)(\w+)(: \"[^\"]*\")? = torch\.ops\.aten\.native_dropout\.default\(",
@@ -138,7 +142,7 @@ def runnable(src, f64=False):
     src = src.replace("torch.ops.prims.inductor_lookup_seed.default(", "kiln_inductor_lookup_seed(")
     if f64:
         src = re.sub(r"torch\.(bfloat16|float16|float32)\b", "torch.float64", src)
-    env = {"torch": torch, "device": torch.device, "inf": float("inf"), "nan": float("nan"),
+    env = {"torch": torch, "device": torch.device, "DTYPES": DTYPES, "inf": float("inf"), "nan": float("nan"),
            "kiln_inductor_seeds": kiln_inductor_seeds, "kiln_inductor_random": kiln_inductor_random,
            "kiln_native_dropout": kiln_native_dropout,
            "kiln_inductor_lookup_seed": lambda seeds, k: seeds[k]}

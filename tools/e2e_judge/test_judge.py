@@ -76,3 +76,13 @@ def test_native_dropout_draws_kilns_numbers():
     assert torch.allclose(out, mask.float() / 0.75)
     out, mask = judge.kiln_native_dropout("native_dropout", torch.ones(8), 0.25, False)
     assert mask.all() and (out == 1).all()
+
+
+def test_runnable_gives_an_empty_tensor_constant():
+    src = ('class <lambda>(torch.nn.Module):\n    def forward(self, a: "f32[2][1]cpu"):\n'
+           '        _tensor_constant0: "f32[0][1]cpu" = self._tensor_constant0\n'
+           '        cat: "f32[2][1]cpu" = torch.ops.aten.cat.default([_tensor_constant0, a])\n'
+           '        return (cat,)\n')
+    import torch
+    (out,) = judge.runnable(src)(torch.ones(2))
+    assert out.tolist() == [1.0, 1.0]

@@ -118,6 +118,8 @@ PROGRAMS = [
     ("as_strided_scatter(x * 2, y)", as_strided_scatter, [(6, 7), (3, 3)]),
     ("x[mask] = v (index_put, bool mask)", mask_put, [(6, 7), mask(6, 7), ()]),
     ("masked_fill(x * 2, m, 0)", lambda x, m: (x * 2).masked_fill(m, 0.0), [(6, 7), mask(6, 7)]),
+    ("(x * 2).masked_scatter(m, s), broadcast mask", lambda x, m, s: (x * 2).masked_scatter(m, s),
+     [(6, 7), mask(7), (50,)]),
     ("where(x > 0, x, y * 2)", lambda x, y: torch.where(x > 0, x, y * 2), [(6, 7), (6, 7)]),
     ("cumsum(x * 2, 1)", lambda x: torch.cumsum(x * 2, 1), [(6, 7)]),
     ("cumsum(exp(x), 0), 3-d", lambda x: torch.cumsum(x.exp(), 0), [(4, 5, 6)]),
@@ -262,6 +264,9 @@ PROGRAMS += [
      [(2, 4, 8), (2, 4, 8), (2, 4, 8)]),
     ("sdpa: causal, masked, transposed q", sdpa_forms, [(1, 2, 4, 8), (1, 2, 6, 8), (1, 2, 6, 8), mask(4, 6), (1, 4, 2, 6)]),
     ("GQA kv repeat", gqa_repeat, [(1, 2, 3, 4)]),
+    ("sdpa: grouped-query, causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                                                  enable_gqa=True),
+     [(1, 4, 5, 8), (1, 2, 5, 8), (1, 2, 5, 8)]),
     ("lstm cell gates", lstm_gates, [(3, 16), (3, 4)]),
     ("cosine_similarity", lambda x, y: F.cosine_similarity(x, y, dim=-1), [(6, 8), (6, 8)]),
     ("pairwise distance", lambda x, y: (x.unsqueeze(1) - y.unsqueeze(0)).pow(2).sum(-1).sqrt(), [(5, 3), (4, 3)]),
@@ -298,13 +303,24 @@ NOTES = {
     "softmax(x, 1).sum(2), 3-d": "two fused kernels on both sides: the sum over dim 2 reads the softmax over dim 1",
     "x.sum(2).amax(1), 3-d": "Inductor unrolls a reduction of fewer than 8 elements into pointwise adds "
                              "(config.unroll_reductions_threshold, ir.py Reduction.create) and inlines it into the "
-                             "amax; over 8 elements it has 2 fused kernels, as kiln (next row). kiln's stages hold "
-                             "one reduction level, so the sum is a kernel of its own",
+                             "amax; kiln unrolls it where every read is inside another reduction's loop over other "
+                             "outer sizes (lowering/fuse_inline_unroll.go), and the adds are the amax's prologue; "
+                             "was 2 kernels. Over 8 elements both have 2 fused kernels (next row)",
     "sdpa: causal, masked, transposed q": "Inductor's CPU backend calls the flash-attention op as a fallback (3 "
                                           "externs) and computes the mask's bias in its 1 kernel; kiln decomposes "
                                           "the op into the math path (passes/decompose/rules_attention.go): per "
                                           "attention the scaled q and k^T (operands of its 2 bmm calls), the "
                                           "bias, and one softmax kernel",
+    "(x * 2).masked_scatter(m, s), broadcast mask": "kiln decomposes masked_scatter as torch/_inductor/"
+                                                    "decomposition.py does where the backend scans (cumsum(mask) - 1 "
+                                                    "numbers the source; passes/decompose/rules_index.go): one scan "
+                                                    "kernel; Inductor's CPU backend runs x * 2, then "
+                                                    "aten.masked_scatter as a fallback",
+    "sdpa: grouped-query, causal": "as sdpa: causal, masked, transposed q (Inductor: the flash op as a "
+                                   "fallback): kiln takes the math path with k and v repeated over the heads (passes/decompose/rules_attention.go, "
+                                   "repeatHeads): the scaled q, the repeated and scaled k^T, the repeated v (operands "
+                                   "of the 2 bmm calls), the causal bias and one softmax kernel; kiln did not compile "
+                                   "it before (the op stayed whole)",
     "batch_norm inference, NCHW": "1/sqrt(var + eps) recomputed per element, as Inductor does (a sqrt and a "
                                   "reciprocal fit kiln's recompute budget, lowering/fuse_recompute.go); was 2 kernels",
     "group_norm(2 groups), NCHW": "kiln: one kernel (weight and bias apply in the grouped space, "
