@@ -1,6 +1,9 @@
 package rt
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // convolutionBackward is aten::convolution_backward for a direct
 // convolution: args are grad_output, input and weight; outs are
@@ -19,7 +22,7 @@ func convolutionBackward[T float32 | float64](outs, args []*Tensor, params map[s
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	for i, want := range [][]int64{xt.Shape, wt.Shape, {g.o}} {
-		if o := outs[i]; o != nil && !sameShape(o.Shape, want) {
+		if o := outs[i]; o != nil && !slices.Equal(o.Shape, want) {
 			return fmt.Errorf("%s: output %d has shape %v, want %v", op, i, o.Shape, want)
 		}
 	}

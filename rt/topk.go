@@ -3,6 +3,7 @@ package rt
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -81,7 +82,7 @@ func selectRows(op string, outs, args []*Tensor, k, dim int64, largest bool, ord
 		want[dim] = k
 	}
 	for i, o := range outs {
-		if o != nil && !sameShape(o.Shape, want) {
+		if o != nil && !slices.Equal(o.Shape, want) {
 			return fmt.Errorf("%s: output %d has shape %v, want %v", op, i, o.Shape, want)
 		}
 	}
@@ -121,18 +122,6 @@ func selectRows(op string, outs, args []*Tensor, k, dim int64, largest bool, ord
 		copy(vals[pos*sz:(pos+1)*sz], src[((oo*n+idx[o])*inner+ii)*sz:][:sz])
 	}
 	return topkStore(op, outs, vals, idx, rows, k, inner)
-}
-
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func topkParams(params map[string][]int64) (k, dim int64, largest, sorted bool, err error) {
