@@ -418,34 +418,17 @@ func product(sizes []sym.Expr) sym.Expr {
 // inlineAt replaces the load s.ld by a copy of the producer's body
 // (store st excluded) computed at the element the load reads (at).
 func inlineAt(prod *Kernel, st *Instr, s inlineSite, at *producerAt) {
-	next := 0
-	for _, x := range s.k.Stages {
-		for _, in := range x.Body {
-			next = max(next, in.ID+1)
-		}
-	}
+	next := nextInstrID(s.k)
 	clones := map[*Instr]*Instr{}
 	var body []*Instr
 	for _, in := range prod.Stages[0].Body {
 		if in == st {
 			continue
 		}
-		c := *in
+		c := cloneMoved(in, clones, at.move)
 		c.ID, next = next, next+1
-		c.Args = make([]*Instr, len(in.Args))
-		for i, a := range in.Args {
-			c.Args[i] = clones[a]
-		}
-		switch in.Op {
-		case OpLoad:
-			a := *in.Access
-			a.Index = at.move(a.Index)
-			c.Access = &a
-		case OpIndex:
-			c.Expr = at.move(in.Expr)
-		}
-		clones[in] = &c
-		body = append(body, &c)
+		clones[in] = c
+		body = append(body, c)
 	}
 	v := clones[st.Args[0]]
 	i := slices.Index(s.st.Body, s.ld)
@@ -459,6 +442,38 @@ func inlineAt(prod *Kernel, st *Instr, s inlineSite, at *producerAt) {
 			}
 		}
 	}
+}
+
+// nextInstrID is an instruction ID k does not use yet.
+func nextInstrID(k *Kernel) int {
+	next := 0
+	for _, s := range k.Stages {
+		for _, in := range s.Body {
+			next = max(next, in.ID+1)
+		}
+	}
+	return next
+}
+
+// cloneMoved copies in (its ID too) with its arguments taken from clones
+// and the index it loads or computes moved by move: one instruction of a
+// body computed at another element (inlined, or an unrolled reduction's
+// step).
+func cloneMoved(in *Instr, clones map[*Instr]*Instr, move func(sym.Expr) sym.Expr) *Instr {
+	c := *in
+	c.Args = make([]*Instr, len(in.Args))
+	for i, a := range in.Args {
+		c.Args[i] = clones[a]
+	}
+	switch in.Op {
+	case OpLoad:
+		a := *in.Access
+		a.Index = move(a.Index)
+		c.Access = &a
+	case OpIndex:
+		c.Expr = move(in.Expr)
+	}
+	return &c
 }
 
 // producerIndex maps the producer's loop variables to the element at the

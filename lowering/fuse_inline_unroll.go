@@ -184,12 +184,7 @@ func smallReduction(k *Kernel) (n int64, reduce *Instr, ok bool) {
 // Inductor's _unroll_reduction_fn does, then the finishing stage.
 func unrolledStages(k *Kernel, reduce *Instr) []*Stage {
 	red, fin := k.Stages[0], k.Stages[1]
-	next := 0
-	for _, s := range k.Stages {
-		for _, in := range s.Body {
-			next = max(next, in.ID+1)
-		}
-	}
+	next := nextInstrID(k)
 	fresh := func(c Instr) *Instr {
 		c.ID, next = next, next+1
 		return &c
@@ -212,19 +207,7 @@ func unrolledStages(k *Kernel, reduce *Instr) []*Stage {
 				acc = v
 				continue
 			}
-			c := fresh(*in)
-			c.Args = make([]*Instr, len(in.Args))
-			for i, a := range in.Args {
-				c.Args[i] = clones[a]
-			}
-			switch in.Op {
-			case OpLoad:
-				a := *in.Access
-				a.Index = a.Index.Subst(at)
-				c.Access = &a
-			case OpIndex:
-				c.Expr = in.Expr.Subst(at)
-			}
+			c := fresh(*cloneMoved(in, clones, func(e sym.Expr) sym.Expr { return e.Subst(at) }))
 			clones[in] = c
 			body = append(body, c)
 		}
