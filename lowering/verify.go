@@ -3,6 +3,7 @@ package lowering
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,7 @@ type kernelCheck struct {
 	where map[*Instr]int // defining stage of each instruction seen
 	index int            // k's place in the program
 	errs  []error
+	names []string // scratch for the names an expression mentions
 }
 
 // kernel checks kernel i, k, and returns its errors.
@@ -324,23 +326,39 @@ func (kc *kernelCheck) access(s *Stage, name tmpName, in *Instr) {
 	kc.read(a.Buffer, name)
 }
 
-// expr checks the names an index expression mentions.
+// expr checks the names an index expression mentions. Names are gathered
+// into a scratch slice (Free sorts a slice of its own per index); only an
+// index with a bad name is walked again, in Free's order, for the messages.
 func (kc *kernelCheck) expr(s *Stage, name tmpName, e sym.Expr, tmps map[string]bool) {
+	kc.names = e.AppendFree(kc.names[:0])
+	if !slices.ContainsFunc(kc.names, func(f string) bool { return !kc.nameOK(s, f, tmps) }) {
+		return
+	}
 	for _, f := range e.Free() {
 		switch {
-		case kc.v.syms[f], tmps[f]:
+		case kc.nameOK(s, f, tmps):
 		case loopIndex(f, "x") >= 0:
-			if loopIndex(f, "x") >= len(kc.k.Outer) {
-				kc.errorf("%s: index %s uses %s, but the kernel has %d outer range(s)", name, e, f, len(kc.k.Outer))
-			}
+			kc.errorf("%s: index %s uses %s, but the kernel has %d outer range(s)", name, e, f, len(kc.k.Outer))
 		case loopIndex(f, "r") >= 0:
-			if loopIndex(f, "r") >= len(s.Reduce) {
-				kc.errorf("%s: index %s uses %s, but the stage has %d reduce range(s)", name, e, f, len(s.Reduce))
-			}
+			kc.errorf("%s: index %s uses %s, but the stage has %d reduce range(s)", name, e, f, len(s.Reduce))
 		default:
 			kc.errorf("%s: index %s uses %s, which is not a loop variable or program symbol", name, e, f)
 		}
 	}
+}
+
+// nameOK reports whether an index of stage s may mention f: a program
+// symbol, an indirect-index temporary, or a loop variable in range.
+func (kc *kernelCheck) nameOK(s *Stage, f string, tmps map[string]bool) bool {
+	switch {
+	case kc.v.syms[f], tmps[f]:
+		return true
+	case loopIndex(f, "x") >= 0:
+		return loopIndex(f, "x") < len(kc.k.Outer)
+	case loopIndex(f, "r") >= 0:
+		return loopIndex(f, "r") < len(s.Reduce)
+	}
+	return false
 }
 
 // loopIndex is i for a name prefix<i>, -1 otherwise.
