@@ -108,6 +108,7 @@ var decomposed = []Rule{
 	{"aten::_softmax_backward_data.default", "upcast, g*y - y*sum(g*y, dim, keepdim), cast to input_dtype, contiguous (" + decomps + " _softmax_backward_data)", softmaxBackward},
 	{"aten::_log_softmax_backward_data.default", "upcast, g - exp(y)*sum(g, dim, keepdim), cast to input_dtype (" + decomps + " _log_softmax_backward_data)", logSoftmaxBackward},
 	{"aten::native_layer_norm_backward.default", "upcast, x_hat=(x-mean)*rstd, rstd/N*(g*w*N - sum(g*w) - x_hat*sum(g*w*x_hat)), weight/bias grads summed over outer dims; symbolic normalized sizes stay whole (" + decomps + " native_layer_norm_backward)", layerNormBackward},
+	{"aten::native_batch_norm_backward.default", "upcast, sums over every dim but 1 of g and g*(x-mean); train: ((g - (x-mean)*dot_p/N*invstd^2) - sum(g)/N) * invstd*w, eval: g * rsqrt(running_var+eps)*w; grad_weight dot_p*invstd, grad_bias sum(g); symbolic or empty inputs stay whole (" + decomps + " native_batch_norm_backward)", batchNormBackward},
 	{"aten::nll_loss_forward.default", "-gather(self*w, C, where(t!=ignore, t, 0)) masked, sum, / total_weight (kept targets' weights summed, or counted) for mean (" + decomps + " _nll_loss_forward)", nllLossForward},
 	{"aten::nll_loss_backward.default", "scatter.value(zeros_like(self), C, safe target, -1) * where(t!=ignore, grad/total_weight*w, 0) (" + decomps + " _nll_loss_backward)", nllLossBackward},
 	{"aten::embedding_dense_backward.default", "upcast, grad masked where index is invalid or padding_idx, _unsafe_index_put(new_zeros, [clamped index], grad, accumulate=True), a scatter-add (" + decomps + " embedding_dense_backward + _unsafe_masked_index_put_accumulate, which torch/_inductor/decomposition.py uses off XPU); scale_grad_by_freq stays whole", embeddingDenseBackward},
@@ -136,6 +137,9 @@ var kept = []Rule{
 	{"aten::_scaled_dot_product_flash_attention.default", "whole: extern attention kernel", nil},
 	{"aten::_scaled_dot_product_efficient_attention.default", "whole: extern attention kernel", nil},
 	{"aten::embedding.default", "whole: a gather lowering handles directly", nil},
+	{"aten::max_pool2d_with_indices_backward.default", "whole: lowered as Inductor's lowering does (torch/_inductor/lowering.py max_pool2d_with_indices_backward: one pointwise kernel over grad_input, " +
+		"lowering/rules_pool_backward.go); Inductor 2.15 on the CPU decomposes it instead (" + decomps + " max_pool2d_with_indices_backward: zeros + scatter_add, " +
+		"run as a fill kernel and the aten.scatter_reduce_ fallback), a serial scatter kiln does not copy; the values are the same sums in the same order", nil},
 }
 
 // byOp indexes the table.
