@@ -51,8 +51,10 @@ func lowerMaxPoolBackward(l *lowerer, c *ops.Call) error {
 	}
 	g.outShape = grad.layout.Shape
 	dt := out.layout.DType
-	if !dt.IsFloat() || ix.layout.DType != ir.I64 || len(grad.layout.Shape) != len(out.layout.Shape) {
-		return noLowering(c.Node, "", "%s with grad %s and indices %s", c.Op, grad.layout.DType.Name(), ix.layout.DType.Name())
+	if !dt.IsFloat() || ix.layout.DType != ir.I64 || len(grad.layout.Shape) != len(out.layout.Shape) ||
+		!sym.EqualLists(ix.layout.Shape, grad.layout.Shape) {
+		return noLowering(c.Node, "", "%s with grad %s%v and indices %s%v", c.Op, grad.layout.DType.Name(), grad.layout.Shape,
+			ix.layout.DType.Name(), ix.layout.Shape)
 	}
 	var k, st, pad [2]int64
 	for d := range 2 {
