@@ -87,6 +87,18 @@ func lowerMaxPoolBackward(l *lowerer, c *ops.Call) error {
 	acc := accType(dt)
 	b := l.newKernel(out.layout.Shape)
 	self := b.index(sym.Add(sym.Mul(x[rank-2], g.size(1)), x[rank-1]), ir.I64)
+	// inside[d][i]: candidate i along d is a window that covers the
+	// element (only tested past the first candidate)
+	var inside [2][]*Instr
+	for d := range 2 {
+		if win[0]*win[1] == 1 {
+			break
+		}
+		e := b.index(end[d], ir.I64)
+		for i := range win[d] {
+			inside[d] = append(inside[d], b.call("lt", ir.Bool, b.index(sym.Add(start[d], sym.Const(i)), ir.I64), e))
+		}
+	}
 	var sum *Instr
 	for i := range win[0] {
 		for j := range win[1] {
@@ -99,9 +111,8 @@ func lowerMaxPoolBackward(l *lowerer, c *ops.Call) error {
 				sum = b.call("where", acc, hit, v, b.constant(0, acc))
 				continue
 			}
-			inRange := b.and(b.call("lt", ir.Bool, b.index(ph, ir.I64), b.index(end[0], ir.I64)),
-				b.call("lt", ir.Bool, b.index(pw, ir.I64), b.index(end[1], ir.I64)))
-			sum = b.call("where", acc, b.and(inRange, hit), b.call("add", acc, sum, v), sum)
+			ok := b.and(b.and(inside[0][i], inside[1][j]), hit)
+			sum = b.call("where", acc, ok, b.call("add", acc, sum, v), sum)
 		}
 	}
 	b.store(out, x, sum)
