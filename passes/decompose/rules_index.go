@@ -69,8 +69,8 @@ func (e *emitter) broadcastTo(x *ir.Value, shape []sym.Expr, sizes ir.Arg) *ir.V
 // unsafeMaskedIndex is decompositions.py _unsafe_masked_index(x, mask,
 // indices, fill): each index clamped to [0, x.size(i) - 1], then
 // _unsafe_index(x, indices).masked_fill(~mask, fill). (Inductor's table
-// leaves the op to its lowering; kiln lowers the pieces.) An empty x
-// (PyTorch: new_full of the indexed shape) and symbolic sizes stay whole.
+// leaves the op to its lowering; kiln lowers the pieces.) An empty x is
+// new_full of the indexed shape, as PyTorch's; symbolic sizes stay whole.
 func unsafeMaskedIndex(e *emitter, c *ops.Call) []*ir.Value {
 	x, mask := e.tensorArg(c, "self"), e.tensorArg(c, "mask")
 	idx := c.Arg("indices")
@@ -86,11 +86,13 @@ func unsafeMaskedIndex(e *emitter, c *ops.Call) []*ir.Value {
 		e.whole("indices is %s", idx)
 	case !ok:
 		e.whole("self's size is symbolic")
-	case n == 0:
-		e.whole("self is empty: PyTorch returns new_full of the indexed shape")
 	}
 	if e.err != nil {
 		return nil
+	}
+	if n == 0 { // nothing to read: the fill over the indexed shape
+		out := e.outType(0)
+		return []*ir.Value{e.call("aten::new_full.default", []ir.Arg{val(x), e.sizeList(out.Shape...), c.Arg("fill")})}
 	}
 	clamped := make([]ir.Arg, len(idx.Elems))
 	for i, a := range idx.Elems {

@@ -66,17 +66,3 @@ func TestRuleLoopIsAnError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "(aten::silu.default -> aten::sigmoid.default -> aten::silu.default): the table loops")
 }
-
-// An empty x stays whole: PyTorch's decomposition returns new_full of the
-// indexed shape, and eager gives the fill there too.
-func TestUnsafeMaskedIndexEmptyKept(t *testing.T) {
-	const src = `class GraphModule(torch.nn.Module):
-    def forward(self, e: "f32[0][1]cpu", m: "b8[4][1]cpu", i: "i64[4][1]cpu"):
-        z = torch.ops.aten._unsafe_masked_index.default(e, m, [i], 0)
-        return (z,)
-`
-	g, ctx := run(t, "fakeprop,functionalize,decompose", src)
-	assert.Equal(t, []string{"decompose-kept: z (aten::_unsafe_masked_index.default) kept whole: self is empty: PyTorch returns new_full of the indexed shape"},
-		ctx.Remarks("decompose"))
-	assert.Equal(t, "aten::_unsafe_masked_index.default", g.Nodes[0].Target)
-}
