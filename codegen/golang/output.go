@@ -40,15 +40,15 @@ func (r *runGen) emitOutputs() error {
 			r.stmt(false, "f.outputs[%d] = &rt.Tensor{DType: %q, Shape: %s, Data: %s}\n", i, o.Layout.DType.Abbr(), exprList(o.Layout.Shape), frameBuf(o.Buffer))
 			continue
 		}
-		r.stmt(true, "if f.outputs[%d], err = rt.Gather(%s, %q, %s, %s, %s); err != nil {\nreturn fmt.Errorf(\"output %d: %%w\", err)\n}\n",
+		r.stmt(true, "if f.outputs[%d], err = rt.Gather(%s, %q, %s, %s, %s); err != nil {\nreturn rt.Wrap(\"output %d\", err)\n}\n",
 			i, frameBuf(o.Buffer), o.Layout.DType.Abbr(), exprList(o.Layout.Shape), exprList(o.Layout.Strides), int64Code(o.Layout.Offset), i)
 	}
 	for i, in := range r.p.Inputs {
 		if in.Buffer == nil || !in.Mutated {
 			continue
 		}
-		r.stmt(false, "if %s {\nif err := rt.WriteBack(f.inputs[%d], %s, %s, %s); err != nil {\nreturn fmt.Errorf(\"input %%s: %%w\", %q, err)\n}\n}\n",
-			r.owns[in.Buffer], i, frameBuf(in.Buffer), exprList(in.Layout.Strides), int64Code(in.Layout.Offset), in.Name)
+		r.stmt(false, "if %s {\nif err := rt.WriteBack(f.inputs[%d], %s, %s, %s); err != nil {\nreturn rt.Wrap(%q, err)\n}\n}\n",
+			r.owns[in.Buffer], i, frameBuf(in.Buffer), exprList(in.Layout.Strides), int64Code(in.Layout.Offset), "input "+in.Name)
 	}
 	for _, b := range r.p.Buffers {
 		if r.root[b] == b && !handedOut[b] {

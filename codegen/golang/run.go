@@ -287,8 +287,8 @@ func (r *runGen) allocInputs() error {
 			if !in.Mutated {
 				own = "_"
 			}
-			r.stmt(true, "if %s, %s, err = rt.InputBuffer(f.inputs[%d], %s, %s, %s, %t); err != nil {\nreturn fmt.Errorf(\"input %%s: %%w\", %q, err)\n}\n",
-				name, own, ps[0], int64Code(b.Bytes()), exprList(in.Layout.Strides), int64Code(in.Layout.Offset), covers(in.Layout, b), in.Name)
+			r.stmt(true, "if %s, %s, err = rt.InputBuffer(f.inputs[%d], %s, %s, %s, %t); err != nil {\nreturn rt.Wrap(%q, err)\n}\n",
+				name, own, ps[0], int64Code(b.Bytes()), exprList(in.Layout.Strides), int64Code(in.Layout.Offset), covers(in.Layout, b), "input "+in.Name)
 			continue
 		}
 		r.owns[b] = "true"
@@ -296,8 +296,8 @@ func (r *runGen) allocInputs() error {
 		fmt.Fprintf(&s, "%s = rt.Alloc(%s)\n", name, int64Code(b.Bytes()))
 		for _, i := range ps {
 			in := r.p.Inputs[i]
-			fmt.Fprintf(&s, "if err := rt.Scatter(%s, f.inputs[%d], %s, %s); err != nil {\nreturn fmt.Errorf(\"input %%s: %%w\", %q, err)\n}\n",
-				name, i, exprList(in.Layout.Strides), int64Code(in.Layout.Offset), in.Name)
+			fmt.Fprintf(&s, "if err := rt.Scatter(%s, f.inputs[%d], %s, %s); err != nil {\nreturn rt.Wrap(%q, err)\n}\n",
+				name, i, exprList(in.Layout.Strides), int64Code(in.Layout.Offset), "input "+in.Name)
 		}
 		r.stmt(false, "%s", s.String())
 	}
@@ -362,7 +362,7 @@ func (r *runGen) callKernels() error {
 			}
 			args = append(args, frameBuf(b))
 		}
-		r.stmt(false, "if err := %s(%s); err != nil {\nreturn fmt.Errorf(\"%s: %%w\", err)\n}\n", code.Name, strings.Join(args, ", "), k.Name)
+		r.stmt(false, "if err := %s(%s); err != nil {\nreturn rt.Wrap(%q, err)\n}\n", code.Name, strings.Join(args, ", "), k.Name)
 	}
 	return nil
 }
