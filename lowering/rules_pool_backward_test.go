@@ -99,27 +99,52 @@ class GraphModule(torch.nn.Module):
 	}
 }
 
-// TestMaxPoolBackwardEager: the lowered kernels, evaluated on the inputs
-// PyTorch ran (testdata/training/eager/max_pool, written by
-// tools/graphgen/training_step.py: corpus 101's 2x2/2, overlapping
-// windows with padding, ceil_mode and ties, stride 3 > kernel 2, bf16),
-// give PyTorch's eager gradients.
-func TestMaxPoolBackwardEager(t *testing.T) {
-	dir := "../testdata/training/eager/max_pool"
-	src, err := os.ReadFile(filepath.Join(dir, "graph.fx"))
-	require.NoError(t, err)
-	g, p, inputs := lowerChecked(t, string(src), checkOpts{override: func(_ string, tt *interp.Tensor) *interp.Tensor { return tt }})
-	for i, v := range g.Inputs {
-		x, err := interp.LoadNPY(filepath.Join(dir, fmt.Sprintf("in_%d.npy", i)), v.Type.Tensor.DType)
-		require.NoError(t, err, v.Name)
-		inputs[i] = x
+// TestPoolBackwardEager: the lowered kernels, evaluated on the inputs
+// PyTorch ran (testdata/training/eager/{max_pool,avg_pool}, written by
+// tools/graphgen/training_step.py: corpus 101's 2x2/2, overlapping windows
+// with padding, ceil_mode and ties, stride 3 > kernel 2, count_include_pad
+// both ways, divisor_override, bf16), give PyTorch's eager gradients.
+func TestPoolBackwardEager(t *testing.T) {
+	for name, kernels := range map[string]int{"max_pool": 4, "avg_pool": 5} {
+		t.Run(name, func(t *testing.T) {
+			dir := "../testdata/training/eager/" + name
+			src, err := os.ReadFile(filepath.Join(dir, "graph.fx"))
+			require.NoError(t, err)
+			g, p, inputs := lowerChecked(t, string(src), checkOpts{override: func(_ string, tt *interp.Tensor) *interp.Tensor { return tt }})
+			for i, v := range g.Inputs {
+				x, err := interp.LoadNPY(filepath.Join(dir, fmt.Sprintf("in_%d.npy", i)), v.Type.Tensor.DType)
+				require.NoError(t, err, v.Name)
+				inputs[i] = x
+			}
+			require.Len(t, p.Kernels, kernels)
+			e := newLoopEval(t, p, nil, inputs)
+			require.Empty(t, e.run(p))
+			for i, r := range p.Outputs {
+				want, err := interp.LoadNPY(filepath.Join(dir, fmt.Sprintf("out_%d.npy", i)), r.Layout.DType)
+				require.NoError(t, err)
+				e.compare(r.Name, r.Layout.DType, want.Floats(), e.gather(r.Buffer, r.Layout))
+			}
+		})
 	}
+}
+
+func TestAvgPoolBackwardLowering(t *testing.T) {
+	// Padding with and without count_include_pad, ceil_mode windows that
+	// overhang the padded input, divisor_override, unbatched and stride 3
+	// > kernel 2 (elements in no window): each one pointwise kernel,
+	// checked against interp (ATen's CPU divisors).
+	const src = `
+class GraphModule(torch.nn.Module):
+    def forward(self, g: "f32[2, 3, 4, 4][48, 16, 4, 1]cpu", x: "f32[2, 3, 7, 6][126, 42, 6, 1]cpu", gu: "f32[3, 4, 3][12, 3, 1]cpu", xu: "f32[3, 7, 6][42, 6, 1]cpu", g3: "f32[2, 3, 2, 2][12, 4, 2, 1]cpu"):
+        a = torch.ops.aten.avg_pool2d_backward.default(g, x, [3, 3], [2, 2], [1, 1], True, True, None)
+        b = torch.ops.aten.avg_pool2d_backward.default(g, x, [3, 3], [2, 2], [1, 1], True, False, None)
+        c = torch.ops.aten.avg_pool2d_backward.default(gu, xu, [3, 2], [2, 2], [1, 0], False, False, 5)
+        d = torch.ops.aten.avg_pool2d_backward.default(g3, x, [2, 2], [3, 3], [0, 0], False, True, None)
+        return (a, b, c, d)
+`
+	p := checkLowering(t, src, nil)
 	require.Len(t, p.Kernels, 4)
-	e := newLoopEval(t, p, nil, inputs)
-	require.Empty(t, e.run(p))
-	for i, r := range p.Outputs {
-		want, err := interp.LoadNPY(filepath.Join(dir, fmt.Sprintf("out_%d.npy", i)), r.Layout.DType)
-		require.NoError(t, err)
-		e.compare(r.Name, r.Layout.DType, want.Floats(), e.gather(r.Buffer, r.Layout))
+	for _, k := range p.Kernels {
+		assert.Equal(t, lowering.KernelPointwise, k.Kind())
 	}
 }

@@ -234,6 +234,24 @@ def max_pool_case():
     return f, [g1, x, i1, g2, t, i2, g3, i3, g4, xb, i4]
 
 
+def avg_pool_case():
+    """avg_pool2d_backward: padding with and without count_include_pad,
+    ceil_mode windows over the padded edge, divisor_override (unbatched),
+    stride 3 > kernel 2, and bf16."""
+    torch.manual_seed(13)
+    x, xu, xb = torch.randn(2, 3, 7, 6), torch.randn(3, 7, 6), torch.randn(1, 2, 6, 6).bfloat16()
+    g, gu, g3 = torch.randn(2, 3, 4, 4), torch.randn(3, 4, 3), torch.randn(2, 3, 2, 2)
+    gb = torch.randn(1, 2, 3, 3).bfloat16()
+
+    def f(g, x, gu, xu, g3, gb, xb):
+        return (aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], True, True, None),
+                aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], True, False, None),
+                aten.avg_pool2d_backward(gu, xu, [3, 2], [2, 2], [1, 0], False, False, 5),
+                aten.avg_pool2d_backward(g3, x, [2, 2], [3, 3], [0, 0], False, True, None),
+                aten.avg_pool2d_backward(gb, xb, [2, 2], [2, 2], [0, 0], False, True, None))
+    return f, [g, x, gu, xu, g3, gb, xb]
+
+
 def lm_eager_case():
     tok = torch.randint(0, V, (B, S))
     tgt = torch.randint(0, V, (B, S))
@@ -257,7 +275,7 @@ def main():
     for name, case in (("softmax", softmax_case), ("layer_norm", layer_norm_case), ("nll_loss", nll_case),
                        ("embedding", embedding_case), ("lm_step_nodrop", lm_eager_case),
                        ("group_norm", group_norm_case), ("batch_norm", batch_norm_case),
-                       ("max_pool", max_pool_case)):
+                       ("max_pool", max_pool_case), ("avg_pool", avg_pool_case)):
         if only and name not in only:
             continue
         fn, args = case()
