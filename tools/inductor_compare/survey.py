@@ -261,6 +261,12 @@ def pool_train_with(x, g, k, s, p):
     return y, torch.ops.aten.threshold_backward(gx, r, 0)
 
 
+def avg_pool_train(x, g):
+    # avg_pool2d 3x3/2, padding 1, count_include_pad=False, forward and backward
+    y = torch.ops.aten.avg_pool2d(x, [3, 3], [2, 2], [1, 1], False, False)
+    return y, torch.ops.aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], False, False, None)
+
+
 def batch_norm_train(x, w, b, g):
     # training batch norm (batch statistics) and its backward, all three grads
     y, m, rstd = torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)
@@ -306,6 +312,8 @@ PROGRAMS += [
     ("relu, max_pool2d 2x2, forward and backward", pool_train, [(2, 3, 8, 8), (2, 3, 4, 4)]),
     ("relu, max_pool2d 3x3/2 pad 1, forward and backward", pool_train_overlap, [(2, 3, 9, 9), (2, 3, 5, 5)]),
     ("batch_norm training, forward and backward", batch_norm_train, [(4, 3, 5, 5), (3,), (3,), (4, 3, 5, 5)]),
+    ("avg_pool2d 3x3/2 pad 1, forward and backward", avg_pool_train, [(2, 3, 9, 9), (2, 3, 5, 5)]),
+    ("adaptive_avg_pool2d to 3x5, unequal windows", lambda x: F.adaptive_avg_pool2d(x, (3, 5)), [(2, 3, 4, 6)]),
     ("sort bool, stable descending", lambda m: torch.sort(m, dim=1, descending=True, stable=True), [mask(6, 40)]),
 ]
 
