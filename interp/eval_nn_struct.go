@@ -217,11 +217,13 @@ func kMaskedIndex(c *call) ([]any, error) {
 	}
 	var picked any
 	if self.Numel() == 0 {
-		ai, err := planIndex(self, indices)
+		// the decomposition's new_full of the indexed shape: no index is
+		// read, so none is checked (eager returns the fill there too)
+		shape, err := indexedShape(self, indices)
 		if err != nil {
 			return nil, err
 		}
-		if picked, err = Empty(self.DType, ai.shape, nil, self.Device()); err != nil {
+		if picked, err = Empty(self.DType, shape, nil, self.Device()); err != nil {
 			return nil, err
 		}
 		inv = FromInts(ir.Bool, nil, []int64{1})
@@ -259,4 +261,18 @@ func kMaskedIndexPutAccumulate(c *call) ([]any, error) {
 	}
 	clamped := clampIndices(self, indices, func(n int64) int64 { return -n })
 	return kIndexPut(c.with(map[string]any{"indices": clamped, "values": masked[0], "accumulate": true}))
+}
+
+// indexedShape is the shape self[indices] has, without checking the
+// indices' values.
+func indexedShape(self *Tensor, indices []*Tensor) ([]int64, error) {
+	expanded, err := expandMasks(self, indices)
+	if err != nil {
+		return nil, err
+	}
+	lay, err := layoutIndex(self, expanded)
+	if err != nil || lay == nil {
+		return clone64(self.Shape), err
+	}
+	return lay.shape, nil
 }

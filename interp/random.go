@@ -15,7 +15,8 @@ import (
 // Floats are standard normal (rounded into their dtype), signed ints lie in
 // [-5, 5], unsigned ints in [0, 9], bools are fair coin flips; an integer
 // input that indexes another tensor (embedding, gather, index, nll_loss
-// targets) stays within the indexed size.
+// targets) stays within the indexed size; max-pool indices name an
+// element of their window (random_pool.go).
 
 // MakeInputs makes one value per graph input: tensors of the input's type
 // (its annotation, or Options.InputTypes) filled from the seed, symbolic
@@ -50,6 +51,9 @@ func MakeInputs(g *ir.Graph, opts Options) (out []any, err error) {
 
 // randomInput makes one input, honouring index ranges.
 func (m *machine) randomInput(v *ir.Value, t ir.Type) (any, error) {
+	if tt, ok, err := m.poolIndices(v, t); ok || err != nil {
+		return tt, err
+	}
 	if t.Kind == ir.KindTensor && !t.Tensor.DType.IsFloat() {
 		if bound, ok := m.indexBound(v); ok {
 			tt, err := m.concreteTensor(t.Tensor)

@@ -94,7 +94,8 @@ func nums(xs []any) []float64 {
 }
 
 // TestSortTiesAsPyTorch: interp's sort orders ties (and NaN) as PyTorch's
-// CPU sort does, std::sort for stable=False and std::stable_sort for True.
+// CPU sort does, std::sort for stable=False and std::stable_sort for True,
+// on floats and on bools (all ties).
 func TestSortTiesAsPyTorch(t *testing.T) {
 	raw, err := os.ReadFile("../rt/testdata/extern_multi.json")
 	require.NoError(t, err)
@@ -110,7 +111,7 @@ func TestSortTiesAsPyTorch(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(raw, &data))
-	dts := map[string]ir.DType{"f32": ir.F32, "f64": ir.F64}
+	dts := map[string]ir.DType{"f32": ir.F32, "f64": ir.F64, "b8": ir.Bool}
 	ran := 0
 	for _, c := range data.Sort {
 		dt, ok := dts[c.DType]

@@ -17,7 +17,7 @@ type rule func(l *lowerer, c *ops.Call) error
 // no entry (lowerByKind).
 var rules = buildRules(pointwiseRules(), castRules(), factoryRules(), reduceRules(), shapeRules(), remapRules(),
 	externRules(), scatterRules(), indexRules(), nnRules(), indirectRules(),
-	indexPutRules(), scatterFamilyRules(), batchNormRules(), resizeRules(), matvecRules(), poolRules(), scanRules())
+	indexPutRules(), scatterFamilyRules(), batchNormRules(), resizeRules(), matvecRules(), poolRules(), poolBackwardRules(), adaptivePoolRules(), scanRules())
 
 // buildRules merges the family tables; a name declared twice is a bug in
 // the tables, caught by the package tests through RuleNames.

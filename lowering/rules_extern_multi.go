@@ -54,15 +54,21 @@ func lowerSort(l *lowerer, c *ops.Call) error {
 	return lowerSelect(l, c, params, "descending")
 }
 
-// lowerSelect lowers topk and sort: self's float or integer rows along a
-// constant dim (made non-negative), with the constant bools flags.
+// lowerSelect lowers topk and sort: self's float or integer rows (sort:
+// bool too) along a constant dim (made non-negative), with the constant
+// bools flags.
 func lowerSelect(l *lowerer, c *ops.Call, params map[string][]int64, flags ...string) error {
 	self, err := l.ref(c.Arg("self"))
 	if err != nil {
 		return err
 	}
 	dt := self.layout.DType
-	if dt == ir.Bool || dt.Category() != ir.CatFloat && dt.Category() != ir.CatInt {
+	// sort takes bools (false before true, rt/topk.go); eager's topk does
+	// not ("topk does not support bool dtypes on CPU").
+	if dt == ir.Bool && c.Op.Schema.Name == "topk" {
+		return noLowering(c.Node, "eager PyTorch refuses it too: topk does not support bool dtypes on CPU", "%s on a bool tensor", c.Op)
+	}
+	if dt != ir.Bool && dt.Category() != ir.CatFloat && dt.Category() != ir.CatInt {
 		return noLowering(c.Node, c.Op.Schema.Name+"'s extern kernel takes float and integer tensors", "%s on a %s tensor", c.Op, dt.Name())
 	}
 	rank := len(self.layout.Shape)

@@ -89,14 +89,17 @@ func loadExternData(t *testing.T) *externData {
 func tensorOf(t *testing.T, dt string, shape []int64, raw json.RawMessage) *Tensor {
 	x := NewTensor(dt, shape)
 	switch dt {
-	case "i64", "i32":
+	case "i64", "i32", "b8":
 		var vs []int64
 		require.NoError(t, json.Unmarshal(raw, &vs))
 		for i, v := range vs {
-			if dt == "i64" {
+			switch dt {
+			case "i64":
 				binary.LittleEndian.PutUint64(x.Data[i*8:], uint64(v))
-			} else {
+			case "i32":
 				binary.LittleEndian.PutUint32(x.Data[i*4:], uint32(int32(v)))
+			default: // bools come as 0 and 1
+				x.Data[i] = byte(v)
 			}
 		}
 	default:

@@ -154,7 +154,7 @@ func topkKey(dt string) (fkey func(b []byte, j int64) float64, ikey func(b []byt
 		return nil, func(b []byte, j int64) int64 { return int64(int16(binary.LittleEndian.Uint16(b[j*2:]))) }, nil
 	case "i8":
 		return nil, func(b []byte, j int64) int64 { return int64(int8(b[j])) }, nil
-	case "u8":
+	case "u8", "b8": // a bool is one byte, 0 or 1: false sorts before true
 		return nil, func(b []byte, j int64) int64 { return int64(b[j]) }, nil
 	}
 	if !isFloat(dt) {

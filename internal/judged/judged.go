@@ -144,6 +144,18 @@ var table = map[string]Judgement{
 		map[int]float64{1: 1.79e-06, 2: 2.51e-06, 3: 2.21e-06, 4: 2.47e-06, 5: 2.22e-06, 6: 2.62e-06, 7: 2.07e-06,
 			8: 2.59e-06, 9: 2.54e-06, 10: 2.34e-06, 11: 2.54e-06, 12: 2.48e-06, 13: 2.6e-06, 14: 1.97e-06,
 			15: 1.73e-06, 16: 7.17e-07, 17: 7.06e-07, 18: 4.24e-07, 19: 2.1e-07}, nil},
+	// Lowered since max_pool2d_with_indices_backward lowers and
+	// native_batch_norm_backward decomposes (branch i13b); judged with the
+	// max-pool indices inside their windows (judge.py pool_indices).
+	"corpus/101_compile_cnn_train_backward.fx.txt": {interp.Tolerance{RTol: 1e-4, ATol: 1e-4},
+		"CNN training step's backward on randn: the first convolution's gradients (out0 weight, values to 9; " +
+			"out1 bias, sums over N, H, W of the batch-norm gradient, which cancel) read the decomposed batch-norm " +
+			"gradient (float32) where interp's whole op computes in float64, and differ past float32's rtol on a " +
+			"few elements (internal/e2e's inputs: out1[5] 0.390029 against 0.390049, within same()'s 1e-4). RMSE " +
+			"against float64: out0 eager 4.71e-7, interp 1.35e-7, go 4.94e-7; out1 2.35e-7, 3.44e-7, 8.46e-7; " +
+			"same() accepts interp and go on all 8 floating outputs (torch 2.15.0)",
+		map[int]float64{0: 9.29e-07, 1: 1.86e-07, 6: 1.69e-07, 7: 2.14e-07, 8: 2.8e-07, 9: 1.04e-07, 10: 1.87e-07,
+			11: 1.79e-07}, nil},
 	"corpus/042_blenderbot_layer_fwd_ln_attn_softmax_gelu.fx.txt": {interp.DefaultTolerance(ir.BF16),
 		"AMP: the linears run in bf16 and the f32 outputs carry bf16 rounding; out0 holds sums whose terms " +
 			"reach 3.6e4, so a near-zero element differs by 32 (one bf16 unit of a term) between interp and go. " +

@@ -20,6 +20,7 @@ package decompose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
@@ -69,31 +70,58 @@ type decomposer struct {
 
 // Run decomposes every node the table has a decomposition for, in one
 // forward sweep: later nodes already read the replacements of earlier ones.
+// A node a decomposition emits is decomposed too when it has a rule
+// (masked_scatter emits _unsafe_masked_index, as PyTorch's decompositions
+// emit ops with decompositions of their own), in a further sweep over the
+// emitted nodes alone; an op that reappears below its own expansion is a
+// loop in the table, an error.
 func (Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 	d := &decomposer{ctx: ctx, g: g, env: ops.NewEnv(g), names: ir.NewNamer(g), oldStorage: maxStorage(g)}
 	d.env.ReserveStorage(d.oldStorage)
-	out := make([]*ir.Node, 0, len(g.Nodes))
 	changed := false
-	for _, n := range g.Nodes {
-		r := ruleFor(n)
-		if r == nil || r.build == nil {
-			out = append(out, n)
-			continue
+	// chains maps each node the last sweep emitted (and that has a rule) to
+	// the ops whose expansion made it, outermost first; nil: the first sweep.
+	var chains map[*ir.Node][]string
+	for {
+		out := make([]*ir.Node, 0, len(g.Nodes))
+		next := map[*ir.Node][]string{}
+		swept := false
+		for _, n := range g.Nodes {
+			chain, fresh := chains[n]
+			r := ruleFor(n)
+			if chains != nil && !fresh || r == nil || r.build == nil {
+				out = append(out, n)
+				continue
+			}
+			if slices.Contains(chain, n.Target) {
+				return changed, fmt.Errorf("decompose %s: the decomposition of %s emits %s again (%s): the table loops",
+					n.Name, chain[0], n.Target, strings.Join(append(chain, n.Target), " -> "))
+			}
+			ctx.At(n)
+			nodes, ok := d.node(n, r)
+			if !ok {
+				out = append(out, n)
+				continue
+			}
+			out = append(out, nodes...)
+			swept = true
+			sub := append(slices.Clip(chain), n.Target)
+			for _, m := range nodes {
+				if r := ruleFor(m); r != nil && r.build != nil {
+					next[m] = sub
+				}
+			}
 		}
-		ctx.At(n)
-		nodes, ok := d.node(n, r)
-		if !ok {
-			out = append(out, n)
-			continue
+		if swept {
+			g.Nodes = out
+			g.RebuildUses()
+			changed = true
 		}
-		out = append(out, nodes...)
-		changed = true
+		if len(next) == 0 {
+			return changed, nil
+		}
+		chains = next
 	}
-	if changed {
-		g.Nodes = out
-		g.RebuildUses()
-	}
-	return changed, nil
 }
 
 func ruleFor(n *ir.Node) *Rule {

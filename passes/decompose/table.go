@@ -74,7 +74,7 @@ var decomposed = []Rule{
 	{"aten::_upsample_nearest_exact3d.default", "as _upsample_nearest_exact1d, per spatial dim (" + decomps + " _upsample_nearest, exact=True)", upsampleNearest(true)},
 	{"aten::_safe_softmax.default", "softmax, then where(all(x == -inf, dim, keepdim), 0, out): a fully masked row is zeros (" + decomps + " safe_softmax)", safeSoftmax},
 	{"aten::_scaled_dot_product_flash_attention_for_cpu.default", "the math path: q and k^T scaled by sqrt(scale), bmm, causal mask or attn_mask added, _safe_softmax, bmm with v, the flash output's layout; the logsumexp computed when read; grouped-query k and v repeated over the heads (unsqueeze, expand, clone, view: the math path's enable_gqa repeat_interleave); stays whole with dropout, reduced floats or symbolic sizes (" + decomps + " scaled_dot_product_flash_attention_for_cpu)", sdpaFlashCPU},
-	{"aten::_adaptive_avg_pool2d.default", "output sizes dividing the input's: avg_pool2d(kernel in-(out-1)*stride, stride in/out); other sizes stay whole (" + decomps + " adaptive_avg_pool2d)", adaptiveAvgPool2d},
+	{"aten::_adaptive_avg_pool2d.default", "output sizes dividing the input's: avg_pool2d(kernel in-(out-1)*stride, stride in/out); other sizes stay whole, for lowering (Inductor's lowering of _adaptive_avg_pool2d, lowering/rules_pool_adaptive.go) (" + decomps + " adaptive_avg_pool2d)", adaptiveAvgPool2d},
 	{"aten::adaptive_avg_pool2d.default", "as _adaptive_avg_pool2d (" + decomps + " adaptive_avg_pool2d)", adaptiveAvgPool2d},
 	{"aten::glu.default", "upcast, a*sigmoid(b) for the halves a, b of self along dim, cast back once (" + refs + "/nn/functional glu, in opmath as ATen's CPU kernel)", glu},
 	{"aten::mse_loss.default", "upcast, (self-target)**2, then mean / sum / none by reduction, cast back (" + decomps + " mse_loss, apply_loss_reduction)", mseLoss},
@@ -108,10 +108,12 @@ var decomposed = []Rule{
 	{"aten::_softmax_backward_data.default", "upcast, g*y - y*sum(g*y, dim, keepdim), cast to input_dtype, contiguous (" + decomps + " _softmax_backward_data)", softmaxBackward},
 	{"aten::_log_softmax_backward_data.default", "upcast, g - exp(y)*sum(g, dim, keepdim), cast to input_dtype (" + decomps + " _log_softmax_backward_data)", logSoftmaxBackward},
 	{"aten::native_layer_norm_backward.default", "upcast, x_hat=(x-mean)*rstd, rstd/N*(g*w*N - sum(g*w) - x_hat*sum(g*w*x_hat)), weight/bias grads summed over outer dims; symbolic normalized sizes stay whole (" + decomps + " native_layer_norm_backward)", layerNormBackward},
+	{"aten::native_batch_norm_backward.default", "upcast, sums over every dim but 1 of g and g*(x-mean); train: ((g - (x-mean)*dot_p/N*invstd^2) - sum(g)/N) * invstd*w, eval: g * rsqrt(running_var+eps)*w; grad_weight dot_p*invstd, grad_bias sum(g); symbolic or empty inputs stay whole (" + decomps + " native_batch_norm_backward)", batchNormBackward},
 	{"aten::nll_loss_forward.default", "-gather(self*w, C, where(t!=ignore, t, 0)) masked, sum, / total_weight (kept targets' weights summed, or counted) for mean (" + decomps + " _nll_loss_forward)", nllLossForward},
 	{"aten::nll_loss_backward.default", "scatter.value(zeros_like(self), C, safe target, -1) * where(t!=ignore, grad/total_weight*w, 0) (" + decomps + " _nll_loss_backward)", nllLossBackward},
 	{"aten::embedding_dense_backward.default", "upcast, grad masked where index is invalid or padding_idx, _unsafe_index_put(new_zeros, [clamped index], grad, accumulate=True), a scatter-add (" + decomps + " embedding_dense_backward + _unsafe_masked_index_put_accumulate, which torch/_inductor/decomposition.py uses off XPU); scale_grad_by_freq stays whole", embeddingDenseBackward},
-	{"aten::masked_scatter.default", "broadcast self and mask, idx = mask.reshape(-1).cumsum(0) - 1, where(mask_flat, _unsafe_masked_index(source_flat, mask_flat, [idx], 0), self_flat).view(shape), _unsafe_masked_index as clamp, _unsafe_index, masked_fill(~mask, 0); a non-bool mask, another source dtype or an empty source stay whole (torch/_inductor/decomposition.py masked_scatter, " + decomps + " _unsafe_masked_index)", maskedScatter},
+	{"aten::masked_scatter.default", "broadcast self and mask, idx = mask.reshape(-1).cumsum(0) - 1, where(mask_flat, _unsafe_masked_index(source_flat, mask_flat, [idx], 0), self_flat).view(shape); a non-bool mask, another source dtype or an empty source stay whole (torch/_inductor/decomposition.py masked_scatter, " + decomps + " _unsafe_masked_index)", maskedScatter},
+	{"aten::_unsafe_masked_index.default", "each index clamped to [0, size-1], _unsafe_index, masked_fill(~mask, fill); an empty self: new_full(indexed shape, fill); symbolic sizes stay whole (" + decomps + " _unsafe_masked_index; Inductor lowers the op whole, kiln lowers the pieces)", unsafeMaskedIndex},
 	{"aten::conv1d.default", "convolution(input, weight, bias, stride, padding, dilation, transposed=False, output_padding=[0], groups) (ATen Convolution.cpp conv1d)", convNd},
 	{"aten::conv2d.default", "convolution(..., transposed=False, output_padding=[0, 0], groups) (ATen Convolution.cpp conv2d)", convNd},
 	{"aten::conv3d.default", "convolution(..., transposed=False, output_padding=[0, 0, 0], groups) (ATen Convolution.cpp conv3d)", convNd},
@@ -136,6 +138,9 @@ var kept = []Rule{
 	{"aten::_scaled_dot_product_flash_attention.default", "whole: extern attention kernel", nil},
 	{"aten::_scaled_dot_product_efficient_attention.default", "whole: extern attention kernel", nil},
 	{"aten::embedding.default", "whole: a gather lowering handles directly", nil},
+	{"aten::max_pool2d_with_indices_backward.default", "whole: lowered as Inductor's lowering does (torch/_inductor/lowering.py max_pool2d_with_indices_backward: one pointwise kernel over grad_input, " +
+		"lowering/rules_pool_backward.go); Inductor 2.15 on the CPU decomposes it instead (" + decomps + " max_pool2d_with_indices_backward: zeros + scatter_add, " +
+		"run as a fill kernel and the aten.scatter_reduce_ fallback), a serial scatter kiln does not copy; the values are the same sums in the same order", nil},
 }
 
 // byOp indexes the table.

@@ -106,7 +106,7 @@ func eagerTolerance(dt ir.DType) interp.Tolerance {
 // graph before decompose). Every op the table decomposes is gone after
 // decompose.
 func TestTrainingBackwardsEager(t *testing.T) {
-	for _, name := range []string{"softmax", "layer_norm", "nll_loss", "embedding", "group_norm"} {
+	for _, name := range []string{"softmax", "layer_norm", "nll_loss", "embedding", "group_norm", "batch_norm", "max_pool", "avg_pool"} {
 		t.Run(name, func(t *testing.T) {
 			c := loadEager(t, name)
 			c.check(t, compile(t, c.dir, c.src, "fakeprop,functionalize").Module.Graphs[0], "before decompose")

@@ -186,6 +186,40 @@ def make_inputs(specs):
     return vals
 
 
+POOL_BACKWARD = re.compile(r"max_pool2d_with_indices_backward\.default\((\w+), (\w+), \[([^\]]*)\], \[([^\]]*)\], "
+                           r"\[([^\]]*)\], \[([^\]]*)\], (?:True|False), (\w+)\)")
+
+
+def pool_indices(src, specs, vals):
+    """Max-pool indices inside their windows, as the forward pool saves them
+    (internal/e2e's inputs are made so too, interp/random_pool.go): on an
+    index outside its window eager (a scatter) and Inductor's lowering (a
+    gather over the windows covering each element) disagree."""
+    g = torch.Generator().manual_seed(1)
+    shapes = {name: shape for name, _, shape, _ in specs}
+    where = {name: i for i, (name, _, _, _) in enumerate(specs)}
+    for m in POOL_BACKWARD.finditer(src):
+        self, idx = m.group(2), m.group(7)
+        if self not in shapes or idx not in where:
+            continue
+        ints = [[int(v) for v in m.group(k).split(",") if v.strip()] for k in (3, 4, 5, 6)]
+        k, st, pad, dil = ((v * 2 if len(v) == 1 else v) for v in ints)
+        st = st or k
+        size = shapes[self][-2:]
+        out = vals[where[idx]]
+        oh, ow = out.shape[-2:]
+        def pick(d, o):
+            cands = [o * st[d] - pad[d] + r * dil[d] for r in range(k[d])]
+            cands = [p for p in cands if 0 <= p < size[d]] or [0]
+            return cands[int(torch.randint(0, len(cands), (), generator=g))]
+        flat = out.reshape(-1, oh, ow)
+        for plane in flat:
+            for i in range(oh):
+                for j in range(ow):
+                    plane[i, j] = pick(0, i) * size[1] + pick(1, j)
+    return vals
+
+
 def load(path, dtype):
     """An output .npy as a tensor of dtype (bf16 comes as raw uint16 bits)."""
     x = np.load(path)
@@ -205,7 +239,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     src = open(a.fx).read()
     specs = inputs_of(src)
-    ins = make_inputs(specs)
+    ins = pool_indices(src, specs, make_inputs(specs))
     in_dir = os.path.join(work, "in")
     os.makedirs(in_dir, exist_ok=True)
     for (name, _, _, _), v in zip(specs, ins):

@@ -86,3 +86,22 @@ def test_runnable_gives_an_empty_tensor_constant():
     import torch
     (out,) = judge.runnable(src)(torch.ones(2))
     assert out.tolist() == [1.0, 1.0]
+
+
+def test_pool_indices_lie_in_their_windows():
+    # 3x3 windows, stride 2, padding 1 over a 7x6 plane: each index names an
+    # element of its own window inside the input, as the forward pool saves.
+    src = ('class G(torch.nn.Module):\n'
+           '    def forward(self, g: "f32[2, 4, 4][16, 4, 1]cpu", x: "f32[2, 7, 6][42, 6, 1]cpu", '
+           'i: "i64[2, 4, 4][16, 4, 1]cpu"):\n'
+           '        b = torch.ops.aten.max_pool2d_with_indices_backward.default(g, x, [3, 3], [2, 2], [1, 1], '
+           '[1, 1], True, i)\n'
+           '        return (b,)\n')
+    specs = judge.inputs_of(src)
+    _, _, i = judge.pool_indices(src, specs, judge.make_inputs(specs))
+    for c in range(2):
+        for ph in range(4):
+            for pw in range(4):
+                h, w = divmod(int(i[c, ph, pw]), 6)
+                assert 0 <= h < 7 and 0 <= w < 6
+                assert ph * 2 - 1 <= h < ph * 2 + 2 and pw * 2 - 1 <= w < pw * 2 + 2

@@ -13,6 +13,8 @@ import torch
 
 
 def flat(t):
+    if t.dtype == torch.bool:
+        t = t.to(torch.int64)  # bools as 0 and 1
     out = []
     for v in t.reshape(-1).tolist():
         if isinstance(v, float) and math.isnan(v):
@@ -24,7 +26,8 @@ def flat(t):
     return out
 
 
-DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.float16: "f16"}
+DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.float16: "f16",
+      torch.bool: "b8"}
 
 
 def topk_cases():
@@ -85,6 +88,13 @@ def sort_cases():
     add("dim0_f32", torch.randint(-3, 3, (30, 3), generator=g).float(), dim=0)
     add("int64", torch.randint(-3, 4, (3, 70), generator=g), descending=True)
     add("empty", torch.zeros(0, 4))
+    # bool (values 0 and 1 in the JSON): all ties, every path as above
+    for n in (5, 16, 17, 40, 300):
+        for desc in (False, True):
+            for stable in (False, True):
+                x = torch.rand(2, n, generator=g) > 0.5
+                add(f"bool_n{n}_d{int(desc)}_s{int(stable)}", x, descending=desc, stable=stable)
+    add("bool_dim0", torch.rand(30, 3, generator=g) > 0.3, dim=0, descending=True)
     return cases
 
 

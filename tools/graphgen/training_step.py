@@ -27,7 +27,9 @@ interp. passes/decompose/training_test.go checks them on scaled inputs.
 bf16 arrays are stored as their raw bits (uint16), as kiln's .npy reader
 expects. Regenerate with
 
-    python3 tools/graphgen/training_step.py
+    python3 tools/graphgen/training_step.py [OUT [CASE...]]
+
+(CASEs: only those eager/ cases, e.g. batch_norm max_pool).
 """
 import os
 import sys
@@ -188,6 +190,68 @@ def group_norm_case():
     return f, [x, w, b, y, xb, wb, bb]
 
 
+def batch_norm_case():
+    """native_batch_norm_backward (decomposed after torch/_decomp): training
+    with weight (4-d, corpus 101's) and without (3-d), eval with running
+    statistics, and bf16 training."""
+    torch.manual_seed(11)  # its own draws: the cases above keep theirs
+    x, g, w = torch.randn(4, 3, 5, 5) * 2 + 1, torch.randn(4, 3, 5, 5), torch.randn(3)
+    _, sm, si = aten.native_batch_norm(x, w, None, None, None, True, 0.1, 1e-5)
+    y, gy = torch.randn(6, 4, 7), torch.randn(6, 4, 7)
+    _, ym, yi = aten.native_batch_norm(y, None, None, None, None, True, 0.1, 1e-5)
+    rm, rv = torch.randn(3), torch.rand(3) + 0.5
+    xb, gb, wb = x.bfloat16(), g.bfloat16(), w.bfloat16()
+    _, bm, bi = aten.native_batch_norm(xb, wb, None, None, None, True, 0.1, 1e-5)
+
+    def f(g, x, w, sm, si, gy, y, ym, yi, rm, rv, gb, xb, wb, bm, bi):
+        return (aten.native_batch_norm_backward(g, x, w, None, None, sm, si, True, 1e-5, [True, True, True])
+                + aten.native_batch_norm_backward(gy, y, None, None, None, ym, yi, True, 1e-5, [True, False, False])[:1]
+                + aten.native_batch_norm_backward(g, x, w, rm, rv, None, None, False, 1e-3, [True, True, True])
+                + aten.native_batch_norm_backward(gb, xb, wb, None, None, bm, bi, True, 1e-5, [True, True, True]))
+    return f, [g, x, w, sm, si, gy, y, ym, yi, rm, rv, gb, xb, wb, bm, bi]
+
+
+def max_pool_case():
+    """max_pool2d_with_indices_backward on the forward's indices: corpus
+    101's 2x2/2, overlapping windows with padding and ceil_mode (unbatched,
+    ties so that gradients pile up), stride 3 > kernel 2, and bf16."""
+    torch.manual_seed(12)
+    x = torch.randn(2, 3, 8, 8)
+    t = (torch.arange(2 * 7 * 6) % 5 - 2).float().reshape(2, 7, 6)  # ties
+    xb = torch.randn(1, 2, 6, 6).bfloat16()
+    _, i1 = aten.max_pool2d_with_indices(x, [2, 2], [2, 2])
+    _, i2 = aten.max_pool2d_with_indices(t, [3, 3], [2, 2], [1, 1], [1, 1], True)
+    _, i3 = aten.max_pool2d_with_indices(x, [2, 2], [3, 3])
+    _, i4 = aten.max_pool2d_with_indices(xb, [3, 3], [1, 1], [1, 1])
+    g1, g2, g3 = torch.randn(i1.shape), torch.randn(i2.shape), torch.randn(i3.shape)
+    g4 = torch.randn(i4.shape).bfloat16()
+
+    def f(g1, x, i1, g2, t, i2, g3, i3, g4, xb, i4):
+        return (aten.max_pool2d_with_indices_backward(g1, x, [2, 2], [2, 2], [0, 0], [1, 1], False, i1),
+                aten.max_pool2d_with_indices_backward(g2, t, [3, 3], [2, 2], [1, 1], [1, 1], True, i2),
+                aten.max_pool2d_with_indices_backward(g3, x, [2, 2], [3, 3], [0, 0], [1, 1], False, i3),
+                aten.max_pool2d_with_indices_backward(g4, xb, [3, 3], [1, 1], [1, 1], [1, 1], False, i4))
+    return f, [g1, x, i1, g2, t, i2, g3, i3, g4, xb, i4]
+
+
+def avg_pool_case():
+    """avg_pool2d_backward: padding with and without count_include_pad,
+    ceil_mode windows over the padded edge, divisor_override (unbatched),
+    stride 3 > kernel 2, and bf16."""
+    torch.manual_seed(13)
+    x, xu, xb = torch.randn(2, 3, 7, 6), torch.randn(3, 7, 6), torch.randn(1, 2, 6, 6).bfloat16()
+    g, gu, g3 = torch.randn(2, 3, 4, 4), torch.randn(3, 4, 3), torch.randn(2, 3, 2, 2)
+    gb = torch.randn(1, 2, 3, 3).bfloat16()
+
+    def f(g, x, gu, xu, g3, gb, xb):
+        return (aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], True, True, None),
+                aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], True, False, None),
+                aten.avg_pool2d_backward(gu, xu, [3, 2], [2, 2], [1, 0], False, False, 5),
+                aten.avg_pool2d_backward(g3, x, [2, 2], [3, 3], [0, 0], False, True, None),
+                aten.avg_pool2d_backward(gb, xb, [2, 2], [2, 2], [0, 0], False, True, None))
+    return f, [g, x, gu, xu, g3, gb, xb]
+
+
 def lm_eager_case():
     tok = torch.randint(0, V, (B, S))
     tgt = torch.randint(0, V, (B, S))
@@ -201,13 +265,19 @@ def lm_eager_case():
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "testdata/training"
+    only = sys.argv[2:]  # case names: write only those eager/ cases
     torch.manual_seed(0)
     for dt, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        if only:
+            break
         write(os.path.join(out, "graphs", f"lm_step_{name}.fx"),
               trace_fake(lm_step(0.1), lambda: lm_args(dt), f"LM training step, {name}, dropout 0.1"))
     for name, case in (("softmax", softmax_case), ("layer_norm", layer_norm_case), ("nll_loss", nll_case),
                        ("embedding", embedding_case), ("lm_step_nodrop", lm_eager_case),
-                       ("group_norm", group_norm_case)):
+                       ("group_norm", group_norm_case), ("batch_norm", batch_norm_case),
+                       ("max_pool", max_pool_case), ("avg_pool", avg_pool_case)):
+        if only and name not in only:
+            continue
         fn, args = case()
         eager_case(out, name, fn, args)
 

@@ -244,6 +244,36 @@ def conv2d_backward_wb(g, x, w):
                                                            [False, True, True]) if r is not None]
 
 
+def pool_train(x, g):
+    # corpus 101's relu -> max pool, forward and backward, as AOTAutograd's
+    # graphs call the aten ops
+    return pool_train_with(x, g, 2, 2, 0)
+
+
+def pool_train_overlap(x, g):
+    return pool_train_with(x, g, 3, 2, 1)
+
+
+def pool_train_with(x, g, k, s, p):
+    r = torch.relu(x)
+    y, i = torch.ops.aten.max_pool2d_with_indices(r, [k, k], [s, s], [p, p])
+    gx = torch.ops.aten.max_pool2d_with_indices_backward(g, r, [k, k], [s, s], [p, p], [1, 1], False, i)
+    return y, torch.ops.aten.threshold_backward(gx, r, 0)
+
+
+def avg_pool_train(x, g):
+    # avg_pool2d 3x3/2, padding 1, count_include_pad=False, forward and backward
+    y = torch.ops.aten.avg_pool2d(x, [3, 3], [2, 2], [1, 1], False, False)
+    return y, torch.ops.aten.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], False, False, None)
+
+
+def batch_norm_train(x, w, b, g):
+    # training batch norm (batch statistics) and its backward, all three grads
+    y, m, rstd = torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)
+    return (y,) + tuple(torch.ops.aten.native_batch_norm_backward(g, x, w, None, None, m, rstd, True, 1e-5,
+                                                                  [True, True, True]))
+
+
 PROGRAMS += [
     ("rotary embedding", rotary, [(2, 4, 8), (4, 8), (4, 8)]),
     ("swiglu on chunks", swiglu, [(6, 16)]),
@@ -279,6 +309,12 @@ PROGRAMS += [
     ("topk values and indices", lambda x: torch.topk(x, 3), [(6, 40)]),
     ("conv2d backward, grouped, strided", conv2d_backward, [(2, 8, 4, 4), (2, 4, 8, 8), (8, 2, 3, 3)]),
     ("conv2d backward, weight and bias only", conv2d_backward_wb, [(2, 8, 8, 8), (2, 3, 8, 8), (8, 3, 3, 3)]),
+    ("relu, max_pool2d 2x2, forward and backward", pool_train, [(2, 3, 8, 8), (2, 3, 4, 4)]),
+    ("relu, max_pool2d 3x3/2 pad 1, forward and backward", pool_train_overlap, [(2, 3, 9, 9), (2, 3, 5, 5)]),
+    ("batch_norm training, forward and backward", batch_norm_train, [(4, 3, 5, 5), (3,), (3,), (4, 3, 5, 5)]),
+    ("avg_pool2d 3x3/2 pad 1, forward and backward", avg_pool_train, [(2, 3, 9, 9), (2, 3, 5, 5)]),
+    ("adaptive_avg_pool2d to 3x5, unequal windows", lambda x: F.adaptive_avg_pool2d(x, (3, 5)), [(2, 3, 4, 6)]),
+    ("sort bool, stable descending", lambda m: torch.sort(m, dim=1, descending=True, stable=True), [mask(6, 40)]),
 ]
 
 
@@ -321,6 +357,19 @@ NOTES = {
                                    "repeatHeads): the scaled q, the repeated and scaled k^T, the repeated v (operands "
                                    "of the 2 bmm calls), the causal bias and one softmax kernel; kiln did not compile "
                                    "it before (the op stayed whole)",
+    "relu, max_pool2d 2x2, forward and backward": "Inductor (torch 2.15, CPU) decomposes the pool backward "
+                                                  "(torch/_decomp max_pool2d_with_indices_backward: zeros + "
+                                                  "scatter_add): the pool with the relu inlined, a fill, the "
+                                                  "scatter-add, threshold_backward; kiln lowers it as "
+                                                  "torch/_inductor/lowering.py's lowering does (lowering/"
+                                                  "rules_pool_backward.go: a gather over the windows covering each "
+                                                  "element) with threshold_backward fused, after relu and the pool",
+    "relu, max_pool2d 3x3/2 pad 1, forward and backward": "as the 2x2 row, with up to 2x2 candidate windows per "
+                                                          "element in kiln's gather",
+    "batch_norm training, forward and backward": "kiln: one kernel over the channels, the batch statistics, the "
+                                                 "normalized output and the backward's sums and grad_input as its "
+                                                 "r-stages (native_batch_norm_backward decomposed after torch/_decomp, "
+                                                 "passes/decompose/rules_batch_norm_backward.go); Inductor: 2",
     "batch_norm inference, NCHW": "1/sqrt(var + eps) recomputed per element, as Inductor does (a sqrt and a "
                                   "reciprocal fit kiln's recompute budget, lowering/fuse_recompute.go); was 2 kernels",
     "group_norm(2 groups), NCHW": "kiln: one kernel (weight and bias apply in the grouped space, "
