@@ -209,7 +209,9 @@ def main():
     in_dir = os.path.join(work, "in")
     os.makedirs(in_dir, exist_ok=True)
     for (name, _, _, _), v in zip(specs, ins):
-        np.save(os.path.join(in_dir, name + ".npy"), v.numpy())
+        # numpy has no bfloat16: kiln reads it as raw '<u2' bits (rt/npy.go)
+        arr = v.view(torch.int16).numpy().view(np.uint16) if v.dtype == torch.bfloat16 else v.numpy()
+        np.save(os.path.join(in_dir, name + ".npy"), arr)
 
     kiln = os.path.join(work, "kiln")
     subprocess.run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root, check=True)
