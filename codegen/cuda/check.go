@@ -70,7 +70,17 @@ func (g *kgen) check(in *lowering.Instr) error {
 	return nil
 }
 
-// emitCheckMsgs writes the host's message table.
+// allocCheckRecord gives the index checks' failure record device memory.
+func (h *hostGen) allocCheckRecord() {
+	if len(h.msgs.list) == 0 {
+		return
+	}
+	h.stmt()
+	h.e.line("%s = (long long*)kiln_alloc(3 * sizeof(long long));", errParam)
+	h.done()
+}
+
+// emitCheckMsgs declares the host's message table and failure record.
 func (h *hostGen) emitCheckMsgs() {
 	if len(h.msgs.list) == 0 {
 		return
@@ -80,7 +90,7 @@ func (h *hostGen) emitCheckMsgs() {
 		quoted[i] = cString(m)
 	}
 	h.e.line("static const char* const kiln_check_msgs[] = {%s};", strings.Join(quoted, ", "))
-	h.e.line("long long* %s = (long long*)kiln_alloc(3 * sizeof(long long));", errParam)
+	h.e.line("static long long* %s;", errParam)
 }
 
 // preludeCheck is the device side's failure record and the host side's

@@ -22,37 +22,60 @@ type hostGen struct {
 	e    *emitter
 	sigs []*signature
 	msgs *checkMsgs
+	// The step function being written: its name's prefix, whether one is
+	// open, statements in it, steps of the phase so far.
+	phase         string
+	open          bool
+	inStep, steps int
 	// roots memoizes rootOf: planning chains reuses (b3 reuses b2 reuses
 	// b1), so walking the chain per buffer is quadratic in the graph.
 	roots map[*lowering.Buffer]*lowering.Buffer
 }
+
+// hostSteps bounds the statements of one host step function. main's work
+// (read each input, allocate each buffer, launch each kernel) grows with
+// the graph, and a C++ compiler's cost of one function grows faster than
+// its length: a 10k-node graph's main took g++ -O1 69 s of CPU, its
+// kernels 0.6 s. Host state lives at file scope, so that main's work can
+// be cut into steps of bounded size.
+const hostSteps = 128
 
 func (h *hostGen) main() error {
 	e := h.e
 	e.line("")
 	e.line("// ---- host ----")
 	e.line("#if defined(KILN_HOST_CODE)")
-	e.line("int main(int argc, char** argv) {")
-	e.in()
-	e.line(`if (argc < 3) { fprintf(stderr, "usage: %%s INDIR OUTDIR [sym=value ...]\n", argv[0]); return 2; }`)
-	e.line("const char* indir = argv[1];")
-	e.line("const char* outdir = argv[2];")
-	e.line("char path[4096];")
-	h.bindArgs()
+	h.declare()
+	h.phase = "kiln_read"
 	if err := h.readInputs(); err != nil {
 		return err
 	}
-	for _, s := range h.p.Syms {
-		e.line(`if (!have_%s) kiln_fail("symbol %s is not bound by an input shape: pass %s=N");`, s, s, s)
-	}
+	reads := h.endPhase()
+	h.phase = "kiln_step"
 	h.checkShapes()
 	h.allocate()
-	h.emitCheckMsgs()
+	h.allocCheckRecord()
 	if err := h.launches(); err != nil {
 		return err
 	}
 	if err := h.outputs(); err != nil {
 		return err
+	}
+	steps := h.endPhase()
+	e.line("int main(int argc, char** argv) {")
+	e.in()
+	e.line(`if (argc < 3) { fprintf(stderr, "usage: %%s INDIR OUTDIR [sym=value ...]\n", argv[0]); return 2; }`)
+	e.line("indir = argv[1];")
+	e.line("outdir = argv[2];")
+	h.bindArgs()
+	for i := range reads {
+		e.line("kiln_read%d();", i)
+	}
+	for _, s := range h.p.Syms {
+		e.line(`if (!have_%s) kiln_fail("symbol %s is not bound by an input shape: pass %s=N");`, s, s, s)
+	}
+	for i := range steps {
+		e.line("kiln_step%d();", i)
 	}
 	e.line("return 0;")
 	e.out()
@@ -61,12 +84,73 @@ func (h *hostGen) main() error {
 	return nil
 }
 
+// declare writes the host's state at file scope: the directories, the
+// symbols, each input's array, each buffer's size and device memory, and
+// the index checks' message table.
+func (h *hostGen) declare() {
+	e := h.e
+	e.line("static const char* indir;")
+	e.line("static const char* outdir;")
+	e.line("static char path[4096];")
+	for _, s := range h.p.Syms {
+		e.line("static long long %s;", s)
+		e.line("static int have_%s;", s)
+	}
+	for i, in := range h.p.Inputs {
+		if in.Buffer != nil {
+			e.line("static kiln_npy in%d;", i)
+		}
+	}
+	for _, b := range h.p.Buffers {
+		if b.ReuseOf == nil {
+			e.line("static long long bytes%d; // %s: %s[%s] %s", b.ID, b.Name, b.DType.Abbr(), b.Size, b.Kind)
+		}
+		e.line("static void* d%d;", b.ID)
+	}
+	h.emitCheckMsgs()
+}
+
+// stmt opens a step function of the current phase if none is open; done
+// ends the statement, closing the step at hostSteps statements.
+func (h *hostGen) stmt() {
+	if h.open {
+		return
+	}
+	h.e.line("static void %s%d(void) {", h.phase, h.steps)
+	h.e.in()
+	h.open = true
+}
+
+func (h *hostGen) done() {
+	h.inStep++
+	if h.inStep == hostSteps {
+		h.closeStep()
+	}
+}
+
+func (h *hostGen) closeStep() {
+	if !h.open {
+		return
+	}
+	h.e.out()
+	h.e.line("}")
+	h.open, h.inStep = false, 0
+	h.steps++
+}
+
+// endPhase closes the phase's last step and returns its step count.
+func (h *hostGen) endPhase() int {
+	h.closeStep()
+	n := h.steps
+	h.steps = 0
+	return n
+}
+
 // bindArgs binds symbols from NAME=VALUE arguments (by symbol name, or by
 // the name of the SymInt input that carries it).
 func (h *hostGen) bindArgs() {
 	for _, s := range h.p.Syms {
-		h.e.line("long long %s = 0;", s)
-		h.e.line("int have_%s = kiln_arg(argc, argv, %s, &%s);", s, cString(s), s)
+		h.e.line("have_%s = kiln_arg(argc, argv, %s, &%s);", s, cString(s), s)
 		if s == lowering.SeedSym { // seed=N, or 0 by default
 			h.e.line("if (!have_%s) kiln_arg(argc, argv, \"seed\", &%s);", s, s)
 			h.e.line("have_%s = 1;", s)
@@ -108,7 +192,7 @@ func (h *hostGen) readInputs() error {
 			continue
 		}
 		descr := npyDescr(in.Layout.DType)
-		e.line("kiln_npy in%d;", i)
+		h.stmt()
 		e.line(`snprintf(path, sizeof path, "%%s/%%s.npy", indir, %s);`, cString(in.Name))
 		e.line(`if (kiln_read_npy(path, &in%d)) kiln_fail("cannot read input %%s", path);`, i)
 		e.line(`if (strcmp(in%d.descr, %s) != 0 || in%d.ndim != %d) kiln_fail("%%s: expected %s with %d dims, got %%s with %%d", path, in%d.descr, in%d.ndim);`,
@@ -118,6 +202,7 @@ func (h *hostGen) readInputs() error {
 				e.line("if (!have_%s) { %s = in%d.shape[%d]; have_%s = 1; }", s.Name(), s.Name(), i, d, s.Name())
 			}
 		}
+		h.done()
 	}
 	return nil
 }
@@ -128,10 +213,12 @@ func (h *hostGen) checkShapes() {
 		if in.Buffer == nil {
 			continue
 		}
+		h.stmt()
 		for d, s := range in.Layout.Shape {
 			h.e.line(`if (in%d.shape[%d] != (%s)) kiln_fail("input %s: size %%lld of dim %d, expected %%lld", in%d.shape[%d], (long long)(%s));`,
 				i, d, s.Code(), in.Name, d, i, d, s.Code())
 		}
+		h.done()
 	}
 }
 
@@ -141,13 +228,17 @@ func (h *hostGen) allocate() {
 	e := h.e
 	for _, b := range h.p.Buffers {
 		if b.ReuseOf == nil {
-			e.line("const long long bytes%d = %s; // %s: %s[%s] %s", b.ID, b.Bytes().Code(), b.Name, b.DType.Abbr(), b.Size, b.Kind)
-			e.line("void* d%d = kiln_alloc(bytes%d);", b.ID, b.ID)
+			h.stmt()
+			e.line("bytes%d = %s;", b.ID, b.Bytes().Code())
+			e.line("d%d = kiln_alloc(bytes%d);", b.ID, b.ID)
+			h.done()
 		}
 	}
 	for _, b := range h.p.Buffers {
 		if root := h.rootOf(b); root != b {
-			e.line("void* d%d = d%d; // %s reuses %s", b.ID, root.ID, b.Name, root.Name)
+			h.stmt()
+			e.line("d%d = d%d; // %s reuses %s", b.ID, root.ID, b.Name, root.Name)
+			h.done()
 		}
 	}
 	for i, in := range h.p.Inputs {
@@ -155,6 +246,7 @@ func (h *hostGen) allocate() {
 			continue
 		}
 		b := in.Buffer
+		h.stmt()
 		e.line("{")
 		e.in()
 		h.layoutArrays(in.Layout)
@@ -165,6 +257,7 @@ func (h *hostGen) allocate() {
 		e.line("free(in%d.data);", i)
 		e.out()
 		e.line("}")
+		h.done()
 	}
 }
 
@@ -223,6 +316,7 @@ func (h *hostGen) launches() error {
 		if sig.checks {
 			args = append(args, errParam)
 		}
+		h.stmt()
 		h.e.line("{")
 		h.e.in()
 		if sig.fn != sig.name {
@@ -240,8 +334,11 @@ func (h *hostGen) launches() error {
 		}
 		h.e.out()
 		h.e.line("}")
+		h.done()
 	}
+	h.stmt()
 	h.e.line("kiln_sync();")
+	h.done()
 	return nil
 }
 
@@ -249,17 +346,19 @@ func (h *hostGen) launches() error {
 func (h *hostGen) outputs() error {
 	for i, r := range h.p.Outputs {
 		file := fmt.Sprintf("out%d.npy", i)
+		h.stmt()
 		if r.Buffer != nil {
 			h.writeTensor(file, r.Buffer, r.Layout)
-			continue
-		}
-		if err := h.writeScalar(file, r.Value); err != nil {
+		} else if err := h.writeScalar(file, r.Value); err != nil {
 			return fmt.Errorf("output %s: %w", r.Name, err)
 		}
+		h.done()
 	}
 	for _, in := range h.p.Inputs {
 		if in.Buffer != nil && in.Mutated {
+			h.stmt()
 			h.writeTensor(in.Name+".npy", in.Buffer, in.Layout)
+			h.done()
 		}
 	}
 	return nil

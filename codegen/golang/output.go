@@ -12,7 +12,6 @@ import (
 // the buffer itself when it is exactly the output; or a value), writes
 // mutated inputs back, and hands dead buffers back to the pool.
 func (r *runGen) emitOutputs() error {
-	r.c.line("outputs := make([]any, %d)", len(r.p.Outputs))
 	reused := map[*lowering.Buffer]bool{}
 	for _, b := range r.p.Buffers {
 		if b.ReuseOf != nil {
@@ -26,7 +25,7 @@ func (r *runGen) emitOutputs() error {
 			if err != nil {
 				return fmt.Errorf("output %d (%s): %w", i, o.Name, err)
 			}
-			r.c.line("outputs[%d] = %s", i, v)
+			r.stmt(false, "f.outputs[%d] = %s\n", i, v)
 			continue
 		}
 		if _, err := info(o.Layout.DType); err != nil {
@@ -38,30 +37,24 @@ func (r *runGen) emitOutputs() error {
 		root := r.root[o.Buffer]
 		if root != nil && !handedOut[root] && !reused[o.Buffer] && covers(o.Layout, o.Buffer) {
 			handedOut[root] = true
-			r.c.line("outputs[%d] = &rt.Tensor{DType: %q, Shape: %s, Data: %s}", i, o.Layout.DType.Abbr(), exprList(o.Layout.Shape), bufName(o.Buffer))
+			r.stmt(false, "f.outputs[%d] = &rt.Tensor{DType: %q, Shape: %s, Data: %s}\n", i, o.Layout.DType.Abbr(), exprList(o.Layout.Shape), frameBuf(o.Buffer))
 			continue
 		}
-		r.c.line("if outputs[%d], err = rt.Gather(%s, %q, %s, %s, %s); err != nil {", i, bufName(o.Buffer), o.Layout.DType.Abbr(),
-			exprList(o.Layout.Shape), exprList(o.Layout.Strides), int64Code(o.Layout.Offset))
-		r.c.line("return nil, fmt.Errorf(\"output %d: %%w\", err)", i)
-		r.c.line("}")
+		r.stmt(true, "if f.outputs[%d], err = rt.Gather(%s, %q, %s, %s, %s); err != nil {\nreturn rt.Wrap(\"output %d\", err)\n}\n",
+			i, frameBuf(o.Buffer), o.Layout.DType.Abbr(), exprList(o.Layout.Shape), exprList(o.Layout.Strides), int64Code(o.Layout.Offset), i)
 	}
 	for i, in := range r.p.Inputs {
 		if in.Buffer == nil || !in.Mutated {
 			continue
 		}
-		r.c.line("if %s {", r.owns[in.Buffer])
-		r.c.line("if err := rt.WriteBack(inputs[%d], %s, %s, %s); err != nil {", i, bufName(in.Buffer), exprList(in.Layout.Strides), int64Code(in.Layout.Offset))
-		r.c.line("return nil, fmt.Errorf(\"input %%s: %%w\", %q, err)", in.Name)
-		r.c.line("}")
-		r.c.line("}")
+		r.stmt(false, "if %s {\nif err := rt.WriteBack(f.inputs[%d], %s, %s, %s); err != nil {\nreturn rt.Wrap(%q, err)\n}\n}\n",
+			r.owns[in.Buffer], i, frameBuf(in.Buffer), exprList(in.Layout.Strides), int64Code(in.Layout.Offset), "input "+in.Name)
 	}
 	for _, b := range r.p.Buffers {
 		if r.root[b] == b && !handedOut[b] {
-			r.c.line("rt.ReleaseBuffer(%s)", bufName(b))
+			r.stmt(false, "rt.ReleaseBuffer(%s)\n", frameBuf(b))
 		}
 	}
-	r.c.line("return outputs, err")
 	return nil
 }
 

@@ -218,6 +218,14 @@ func (e Expr) Free() []string {
 	return slices.Compact(names)
 }
 
+// AppendFree appends the names of e's symbols to names, in no order and
+// repeated as they occur: Free without its sort and its own slice, for
+// callers that gather the symbols of many expressions.
+func (e Expr) AppendFree(names []string) []string {
+	collectFree(e, &names)
+	return names
+}
+
 func collectFree(e Expr, names *[]string) {
 	if e.n == nil {
 		return

@@ -166,6 +166,12 @@ func TestFree(t *testing.T) {
 	assert.Equal(t, []string{"s1", "s2", "s10", "u1"}, e.Free())
 	assert.Empty(t, c(3).Free())
 	assert.Equal(t, []string{"u0"}, Ge(u0, c(0)).Free())
+
+	// AppendFree: the same names, unsorted and repeated, after what is there.
+	got := e.AppendFree([]string{"keep"})
+	assert.Equal(t, "keep", got[0])
+	assert.ElementsMatch(t, []string{"s10", "s2", "u1", "s1", "s2"}, got[1:])
+	assert.Empty(t, c(3).AppendFree(nil))
 }
 
 func TestSubst(t *testing.T) {
