@@ -10,22 +10,23 @@ import (
 
 // The CPU flash attention op and its backward as multi-output extern
 // calls, as Inductor's CPU backend runs them (torch 2.15):
-// torch/_inductor/lowering.py registers
+// torch/_inductor/lowering.py:4019-4028 registers
 // make_fallback(aten._scaled_dot_product_flash_attention_for_cpu.default,
-// sdpa_constraint) and the same for ..._for_cpu_backward (the "6)
-// Pattern-matched" block), and torch/_inductor/decomposition.py lists the
-// forward in decomps_to_exclude, so core ATen's math decomposition never
-// runs under Inductor. Its output code calls
-// torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default and
-// takes out and logsumexp in the fake types' layouts (out like query,
-// logsumexp [B, H, L] with strides of [B, L, H]); the backward's gradients
-// come back in [B, L, H, E] order. sdpa_constraint
-// (lowering.py:3609) requires each CPU operand in its fake type's stride
-// order, or contiguous when the last dim is not the innermost: for the
-// backward's logsumexp that is a copy kernel in Inductor's code. kiln's
-// extern kernels read any layout, so operands are passed as they are.
-// rt/attention.go computes both; an output nobody reads (logsumexp in
-// inference) gets no buffer.
+// sdpa_constraint) and the same for ..._for_cpu_backward, and
+// torch/_inductor/decomposition.py:125 lists the forward in
+// decomps_to_exclude, so core ATen's math decomposition
+// (torch/_decomp/decompositions.py:5865) never runs under Inductor. Its
+// output code calls torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+// and takes out and logsumexp in the fake types' layouts (out like
+// query, logsumexp [B, H, L] with the strides of [B, L, H]); the
+// backward's gradients come back in [B, L, H, E] order. sdpa_constraint
+// (lowering.py:3609, 3623, 3666) requires each CPU operand in its fake
+// type's stride order, or contiguous when the last dim is not the
+// innermost: for the backward's logsumexp that is a copy kernel in
+// Inductor's code (a transpose to contiguous). kiln's extern kernels
+// read any layout, so operands are passed as they are. rt/attention.go
+// computes both; an output nobody reads (logsumexp in inference) gets no
+// buffer.
 
 // sdpaParams reads the scalar arguments the extern takes: is_causal and
 // scale (its float64 bits, absent for None). dropout_p must be 0: the
