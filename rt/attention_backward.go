@@ -9,10 +9,10 @@ import (
 // sdpaBackward is aten::_scaled_dot_product_flash_attention_for_cpu_backward
 // (cpu_flash_attention_backward): per query row i, dsum = Σ grad_out·out;
 // per key j it sees, the probability p = exp(scale·q·k + mask - lse[i])
-// (rounded to the input dtype for the half types), then
+// and ds = p·(grad_out[i]·v[j] - dsum), both rounded to the input dtype
+// for the half types before the products that follow, then
 //
 //	grad_v[j] += p·grad_out[i]
-//	ds = p·(grad_out[i]·v[j] - dsum)  (rounded likewise)
 //	grad_q[i] += scale·ds·k[j],  grad_k[j] += scale·ds·q[i]
 //
 // Sums run in the accumulation type and each gradient is rounded once.
@@ -93,12 +93,9 @@ func sdpaBwd[T float32 | float64](op string, g *sdpaGeom, outs, args []*Tensor) 
 							a += mv[r*g.s+j]
 						}
 						p := T(math.Exp(float64(a - lse[r])))
-						if round != nil {
-							p = round(p)
-						}
 						ds := p * (gdot - dsum)
-						if round != nil {
-							ds = round(ds)
+						if round != nil { // the GEMMs read half-type copies
+							p, ds = round(p), round(ds)
 						}
 						gvrow, gkrow := gv[kvBase+j*e:][:e], gk[kvBase+j*e:][:e]
 						for d := range e {
