@@ -15,7 +15,7 @@ import (
 //	grad_v[j] += p·grad_out[i]
 //	grad_q[i] += scale·ds·k[j],  grad_k[j] += scale·ds·q[i]
 //
-// Sums run in the accumulation type and each gradient is rounded once.
+// Sums run in float64 and each gradient is rounded once.
 // Grouped-query key/value heads sum over their query heads; work splits
 // over (batch, key/value head), so no two workers write one gradient.
 func sdpaBackward(op string, outs, args []*Tensor, params map[string][]int64) error {
@@ -43,10 +43,12 @@ func sdpaBackward(op string, outs, args []*Tensor, params map[string][]int64) er
 			return fmt.Errorf("%s: output %d is %s%v, want %s%v", op, i, o.DType, o.Shape, g.dtype, in.Shape)
 		}
 	}
-	if g.dtype == "f64" {
-		return sdpaBwd[float64](op, g, outs, args)
-	}
-	return sdpaBwd[float32](op, g, outs, args)
+	// float64 sums for every dtype: ATen's float32 GEMMs (fused
+	// multiply-adds, the scale applied once per sum) lose less than a
+	// float32 loop of products would, and gradients of long sums that
+	// cancel (corpus 109's embedding gradient on internal/e2e's inputs)
+	// came out at twice eager's error against float64 that way.
+	return sdpaBwd[float64](op, g, outs, args)
 }
 
 func sdpaBwd[T float32 | float64](op string, g *sdpaGeom, outs, args []*Tensor) error {

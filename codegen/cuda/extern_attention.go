@@ -14,13 +14,14 @@ import (
 // kernels. Forward: one thread per (batch, head, query row): the row's
 // max, the sum of exp(score - max), then per head-size column the
 // probabilities recomputed against v (no per-thread array of the head
-// size), times 1/sum, as ATen does for a row of one block of keys. Backward:
-// one thread per element of each gradient asked for, recomputing the
-// probabilities from logsumexp: p = exp(scale·q·k + mask - lse),
-// ds = p·(grad_out·v - Σ grad_out·out); grad_q sums scale·ds·k over the
-// keys, grad_k scale·ds·q and grad_v p·grad_out over the queries of the
-// key/value head's query heads. Causal rows see keys j <= i; a fully
-// masked row gives zeros and a logsumexp of 0.
+// size), times 1/sum, as ATen does for a row of one block of keys.
+// Backward: one thread per element of each gradient asked for, in double
+// as rt's backward, recomputing the probabilities from logsumexp:
+// p = exp(scale·q·k + mask - lse), ds = p·(grad_out·v - Σ grad_out·out);
+// grad_q sums scale·ds·k over the keys, grad_k scale·ds·q and grad_v
+// p·grad_out over the queries of the key/value head's query heads. Causal
+// rows see keys j <= i; a fully masked row gives zeros and a logsumexp
+// of 0.
 
 // sdpaGen emits the shared pieces: operand reads and a score.
 type sdpaGen struct {
@@ -207,6 +208,7 @@ func (x *xgen) sdpaBackward() error {
 	if err != nil {
 		return err
 	}
+	g.acc = "double" // as rt's backward: sums of gradients that cancel
 	gout, out, lse := e.Args[0], e.Args[4], e.Args[5]
 	if gout.Buffer == nil || out.Buffer == nil || lse.Buffer == nil {
 		return fmt.Errorf("expects grad_out, out and logsumexp")

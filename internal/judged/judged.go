@@ -97,12 +97,17 @@ var table = map[string]Judgement{
 			22: 0.0255, 23: 0.0279, 24: 0.00996, 25: 0.0209}, nil},
 	"corpus/109_compile_hf_llama_train_backward.fx.txt": {interp.DefaultTolerance(ir.F32),
 		"Llama backward on randn through the CPU flash-attention backward with grouped-query heads (an extern " +
-			"kernel: rt/attention_backward.go sums in float32, interp in float64): gradients reach 4.8e9 and the " +
+			"kernel: rt/attention_backward.go, float64 sums like interp's): gradients reach 4.8e9 and the " +
 			"embedding gradient (out1) is a sum that cancels. RMSE against float64 (out1): eager 56.5, interp 78.3, " +
-			"go 86; same() accepts interp and go on all 20 floating outputs (torch 2.15.0)",
-		map[int]float64{1: 8.87e-07, 3: 1.46e-06, 4: 1.72e-06, 5: 1.49e-06, 6: 1.52e-06, 7: 1.29e-06, 8: 1.8e-06,
-			9: 2.38e-06, 10: 1.86e-06, 11: 1.97e-06, 12: 1.17e-06, 13: 8.07e-07, 14: 5.56e-07, 15: 1.16e-06, 16: 6.86e-07,
-			17: 7.75e-07, 18: 5.35e-07, 19: 6e-07, 20: 3e-07, 21: 3.07e-07}, nil},
+			"go 86; same() accepts interp and go on all 20 floating outputs (torch 2.15.0). Judged again on " +
+			"internal/e2e's inputs (interp seed 7; token ids taken mod 100, as interp's index_put wraps them; " +
+			"judge.py --inputs): same() accepts interp and go on out3..out21 (out14, the k_proj weight gradient: " +
+			"eager 0.0464, interp 0.0136, go 0.0329), whose bounds are the larger of the two judgements; it rejects " +
+			"go's out1 there (RMSE 476 against eager's 202; 425 with float32 sums in the attention backward), " +
+			"whose bound stays the first judgement's",
+		map[int]float64{1: 8.87e-07, 3: 1.46e-06, 4: 1.72e-06, 5: 1.49e-06, 6: 1.52e-06, 7: 1.29e-06, 8: 2.52e-06,
+			9: 2.38e-06, 10: 2.28e-06, 11: 2.3e-06, 12: 2.07e-06, 13: 1.82e-06, 14: 3.17e-06, 15: 1.16e-06, 16: 8.35e-07,
+			17: 7.75e-07, 18: 6.11e-07, 19: 6e-07, 20: 3e-07, 21: 3.6e-07}, nil},
 	"corpus/102_compile_transformer_block_bf16_autocast_backward.fx.txt": {interp.DefaultTolerance(ir.BF16),
 		"AMP backward: the gradients of bf16 linear layers and of the flash-attention backward (an extern " +
 			"kernel: rt/attention_backward.go rounds probabilities and their gradients to bf16 as ATen's kernel does; " +

@@ -199,13 +199,18 @@ def main():
     ap.add_argument("fx")
     ap.add_argument("--work", help="keep the inputs and outputs here")
     ap.add_argument("--skip-interp", action="store_true", help="judge the generated Go only (interp takes hours on large graphs)")
+    ap.add_argument("--inputs", help="judge on the .npy inputs in this folder (e.g. internal/e2e's, interp's seed 7) "
+                    "instead of randn with seed 0")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     work = a.work or tempfile.mkdtemp(prefix="e2e_judge.")
     os.makedirs(work, exist_ok=True)
     src = open(a.fx).read()
     specs = inputs_of(src)
-    ins = make_inputs(specs)
+    if a.inputs:
+        ins = [load(os.path.join(a.inputs, name + ".npy"), DTYPES[dt]) for name, dt, _, _ in specs]
+    else:
+        ins = make_inputs(specs)
     in_dir = os.path.join(work, "in")
     os.makedirs(in_dir, exist_ok=True)
     for (name, _, _, _), v in zip(specs, ins):
