@@ -81,7 +81,8 @@ func sdpa(q, k, v, mask *Tensor, causal bool, scale float64, hasScale bool) (out
 		return nil, nil, err
 	}
 	out, err = toCopy(o, q.DType, q.Device(), "")
-	lse = FromFloatsOn(ir.F32, scores.Shape[:scores.Dim()-1], lseV, q.Device())
+	// float64 here: each op rounds it to its own logsumexp dtype
+	lse = FromFloatsOn(ir.F64, scores.Shape[:scores.Dim()-1], lseV, q.Device())
 	return out, lse, err
 }
 
@@ -148,10 +149,14 @@ func kSDPA(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	lse32, err := toCopy(lse, ir.F32, lse.Device(), "") // the CUDA kernels' logsumexp is float32
+	if err != nil {
+		return nil, err
+	}
 	empty := func() *Tensor { t, _ := Empty(ir.I64, []int64{0}, nil, q.Device()); return t }
 	switch c.op.Schema.Name {
 	case "_scaled_dot_product_efficient_attention":
-		return []any{out, lse, empty(), empty()}, nil
+		return []any{out, lse32, empty(), empty()}, nil
 	case "_scaled_dot_product_flash_attention_for_cpu":
 		// empty_like(query): the output keeps query's dim order, which
 		// the graph's later views rely on (a transposed query is common).
@@ -159,10 +164,27 @@ func kSDPA(c *call) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []any{laid, lse}, copyTensor(laid, out)
+		// logsumexp [B, H, L] in the accumulation dtype (f64 for f64,
+		// else f32), allocated [B, L, H] and transposed (the meta rule's)
+		lseDT := ir.F32
+		if q.DType == ir.F64 {
+			lseDT = ir.F64
+		}
+		sh := lse.Shape
+		if len(sh) != 3 {
+			return nil, fmt.Errorf("%s: query, key and value must be 4-d, got %d-d", c.op.Schema.Name, q.Dim())
+		}
+		lseLaid, err := Empty(lseDT, sh, []int64{max(sh[1], 1) * max(sh[2], 1), 1, max(sh[1], 1)}, out.Device())
+		if err != nil {
+			return nil, err
+		}
+		if err := copyTensor(lseLaid, lse); err != nil {
+			return nil, err
+		}
+		return []any{laid, lseLaid}, copyTensor(laid, out)
 	case "_scaled_dot_product_flash_attention":
 		L, S := q.Shape[q.Dim()-2], k.Shape[k.Dim()-2]
-		return []any{out, lse, empty(), empty(), L, S, empty(), empty(), empty()}, nil
+		return []any{out, lse32, empty(), empty(), L, S, empty(), empty(), empty()}, nil
 	}
 	return one(out)
 }

@@ -6,7 +6,9 @@ import (
 )
 
 // ExternN runs an extern op with several outputs (topk, sort: values, indices;
-// convolution_backward: grad_input, grad_weight, grad_bias). A nil output
+// convolution_backward: grad_input, grad_weight, grad_bias; the CPU flash
+// attention op: out, logsumexp, and its backward: grad_query, grad_key,
+// grad_value). A nil output
 // is one the program never reads: it is not computed.
 func ExternN(op string, outs []*Tensor, args []*Tensor, params map[string][]int64) error {
 	switch base, _, _ := strings.Cut(op, "."); base {
@@ -14,6 +16,10 @@ func ExternN(op string, outs []*Tensor, args []*Tensor, params map[string][]int6
 		return topk(outs, args, params)
 	case "aten::sort":
 		return sortRows(outs, args, params)
+	case "aten::_scaled_dot_product_flash_attention_for_cpu":
+		return sdpaForward(op, outs, args, params)
+	case "aten::_scaled_dot_product_flash_attention_for_cpu_backward":
+		return sdpaBackward(op, outs, args, params)
 	case "aten::convolution_backward":
 		if len(args) == 0 || args[0] == nil {
 			return fmt.Errorf("%s: want grad_output, input and weight", op)

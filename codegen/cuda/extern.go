@@ -49,8 +49,13 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body, multi = x.topk, true
 	case "aten::convolution_backward":
 		body, multi = x.convolutionBackward, true
+	case "aten::_scaled_dot_product_flash_attention_for_cpu":
+		body, multi = x.sdpaForward, true
+	case "aten::_scaled_dot_product_flash_attention_for_cpu_backward":
+		body, multi = x.sdpaBackward, true
 	default:
-		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, sort, convolution_backward)", k.Name, e.Op)
+		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, sort, convolution_backward, "+
+			"_scaled_dot_product_flash_attention_for_cpu and its backward)", k.Name, e.Op)
 	}
 	for _, o := range e.Outs {
 		if o.Buffer == nil {

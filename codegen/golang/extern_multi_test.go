@@ -31,3 +31,20 @@ func TestExternMultiText(t *testing.T) {
 	assert.Regexp(t, `rt\.ExternN\("aten::convolution_backward\.default", \[\]\*rt\.Tensor\{nil, &rt\.Tensor\{DType: "f32", Shape: \[\]int64\{8, 2, 3, 3\}`, code)
 	assert.Contains(t, code, `map[string][]int64{"dim": {1}, "k": {5}, "largest": {1}, "sorted": {1}}`)
 }
+
+// TestExternSDPAText: the flash attention op is rt.ExternN with a nil
+// logsumexp in inference and no mask (a nil operand); a given scale
+// travels as its float64 bits.
+func TestExternSDPAText(t *testing.T) {
+	path := filepath.Join("../../testdata/lowering", "extern_sdpa.txtar")
+	arch, err := txtar.ParseFile(path)
+	require.NoError(t, err)
+	c := lowerFX(t, path, "g", lit.Section(arch, "input.fx"), basePipeline)
+	src, err := Generate(c.prog, "g")
+	require.NoError(t, err)
+	code := string(src)
+	assert.Equal(t, 2, strings.Count(code, `return rt.ExternN("aten::_scaled_dot_product_flash_attention_for_cpu.default"`))
+	assert.Equal(t, 1, strings.Count(code, `return rt.ExternN("aten::_scaled_dot_product_flash_attention_for_cpu_backward.default"`))
+	assert.Regexp(t, `Shape: \[\]int64\{1, 4, 4, 8\}, Strides: \[\]int64\{128, 32, 8, 1\}, Offset: 0, Data: b\d+\}, nil\}, \[\]\*rt\.Tensor\{[^\n]*, nil\}, map\[string\]\[\]int64\{"is_causal": \{1\}\}\)`, code)
+	assert.Contains(t, code, `map[string][]int64{"is_causal": {0}, "scale_f64bits": {4599075939470750515}}`)
+}

@@ -46,13 +46,33 @@ func init() {
 			{Pass: "fakeprop", Reason: "decompositions branch on dtypes, ranks, devices and strides, and type every node they build"},
 			{Pass: "functionalize", Reason: "decompositions are functional rewrites, as in AOTAutograd: a mutation between the pieces would change what they read"},
 		},
+		Options: []passes.OptionInfo{
+			{Name: "sdpa", Doc: "fallback (default): keep _scaled_dot_product_flash_attention_for_cpu whole, as Inductor's CPU backend does " +
+				"(torch/_inductor/decomposition.py decomps_to_exclude; lowering.py make_fallback), for the extern kernel; " +
+				"math: its core ATen decomposition into the math path (torch/_decomp/decompositions.py, what torch.export's run_decompositions applies)"},
+		},
 		Stage: ir.StageFunctional,
-		New:   func(passes.Options) (passes.Pass, error) { return Pass{}, nil },
+		New:   newPass,
 	})
 }
 
 // Pass is the decompose pass.
-type Pass struct{}
+type Pass struct {
+	// sdpaMath takes the flash attention op's math decomposition
+	// (option sdpa=math) instead of keeping it whole.
+	sdpaMath bool
+}
+
+func newPass(o passes.Options) (passes.Pass, error) {
+	switch v := o.Get("sdpa", "fallback"); v {
+	case "fallback":
+		return Pass{}, nil
+	case "math":
+		return Pass{sdpaMath: true}, nil
+	default:
+		return nil, fmt.Errorf("option sdpa=%q: want fallback or math", v)
+	}
+}
 
 // Name is "decompose".
 func (Pass) Name() string { return "decompose" }
@@ -66,6 +86,7 @@ type decomposer struct {
 	// oldStorage is the largest storage id the graph held before the pass;
 	// larger ones are fresh allocations of the decompositions.
 	oldStorage ir.StorageID
+	sdpaMath   bool
 }
 
 // Run decomposes every node the table has a decomposition for, in one
@@ -75,8 +96,8 @@ type decomposer struct {
 // emit ops with decompositions of their own), in a further sweep over the
 // emitted nodes alone; an op that reappears below its own expansion is a
 // loop in the table, an error.
-func (Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
-	d := &decomposer{ctx: ctx, g: g, env: ops.NewEnv(g), names: ir.NewNamer(g), oldStorage: maxStorage(g)}
+func (p Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
+	d := &decomposer{ctx: ctx, g: g, env: ops.NewEnv(g), names: ir.NewNamer(g), oldStorage: maxStorage(g), sdpaMath: p.sdpaMath}
 	d.env.ReserveStorage(d.oldStorage)
 	changed := false
 	// chains maps each node the last sweep emitted (and that has a rule) to

@@ -54,7 +54,17 @@ func (e *emitter) maskedRows(x *ir.Value, dim int64) *ir.Value {
 // (fewer key/value heads) are repeated as the math path does
 // (repeatHeads). Dropout, reduced floats and symbolic sizes keep the op
 // whole.
+//
+// Only with decompose{sdpa=math}: by default the op stays whole, as
+// Inductor's CPU backend keeps it (torch/_inductor/decomposition.py lists
+// it in decomps_to_exclude; lowering.py registers make_fallback for it and
+// its backward), and lowering calls the extern kernel
+// (lowering/rules_extern_attention.go, rt/attention.go).
 func sdpaFlashCPU(e *emitter, c *ops.Call) []*ir.Value {
+	if !e.d.sdpaMath {
+		e.whole("Inductor's CPU backend calls it as a fallback (torch/_inductor/lowering.py make_fallback); decompose{sdpa=math} takes the math path")
+		return nil
+	}
 	a, ok := e.attention(c)
 	if !ok {
 		return nil

@@ -233,17 +233,24 @@ def main():
     ap.add_argument("fx")
     ap.add_argument("--work", help="keep the inputs and outputs here")
     ap.add_argument("--skip-interp", action="store_true", help="judge the generated Go only (interp takes hours on large graphs)")
+    ap.add_argument("--inputs", help="judge on the .npy inputs in this folder (e.g. internal/e2e's, interp's seed 7) "
+                    "instead of randn with seed 0")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     work = a.work or tempfile.mkdtemp(prefix="e2e_judge.")
     os.makedirs(work, exist_ok=True)
     src = open(a.fx).read()
     specs = inputs_of(src)
-    ins = pool_indices(src, specs, make_inputs(specs))
+    if a.inputs:
+        ins = [load(os.path.join(a.inputs, name + ".npy"), DTYPES[dt]) for name, dt, _, _ in specs]
+    else:
+        ins = pool_indices(src, specs, make_inputs(specs))
     in_dir = os.path.join(work, "in")
     os.makedirs(in_dir, exist_ok=True)
     for (name, _, _, _), v in zip(specs, ins):
-        np.save(os.path.join(in_dir, name + ".npy"), v.numpy())
+        # numpy has no bfloat16: kiln reads it as raw '<u2' bits (rt/npy.go)
+        arr = v.view(torch.int16).numpy().view(np.uint16) if v.dtype == torch.bfloat16 else v.numpy()
+        np.save(os.path.join(in_dir, name + ".npy"), arr)
 
     kiln = os.path.join(work, "kiln")
     subprocess.run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root, check=True)

@@ -342,21 +342,16 @@ NOTES = {
                              "amax; kiln unrolls it where every read is inside another reduction's loop over other "
                              "outer sizes (lowering/fuse_inline_unroll.go), and the adds are the amax's prologue; "
                              "was 2 kernels. Over 8 elements both have 2 fused kernels (next row)",
-    "sdpa: causal, masked, transposed q": "Inductor's CPU backend calls the flash-attention op as a fallback (3 "
-                                          "externs) and computes the mask's bias in its 1 kernel; kiln decomposes "
-                                          "the op into the math path (passes/decompose/rules_attention.go): per "
-                                          "attention the scaled q and k^T (operands of its 2 bmm calls), the "
-                                          "bias, and one softmax kernel",
+    "sdpa: causal, masked, transposed q": "both call the flash-attention op as a fallback (3 externs; kiln's "
+                                          "rt/attention.go, lowering/rules_extern_attention.go) and compute the "
+                                          "bool mask's bias in 1 kernel; kiln took the math path before (9 kernels)",
     "(x * 2).masked_scatter(m, s), broadcast mask": "kiln decomposes masked_scatter as torch/_inductor/"
                                                     "decomposition.py does where the backend scans (cumsum(mask) - 1 "
                                                     "numbers the source; passes/decompose/rules_index.go): one scan "
                                                     "kernel; Inductor's CPU backend runs x * 2, then "
                                                     "aten.masked_scatter as a fallback",
-    "sdpa: grouped-query, causal": "as sdpa: causal, masked, transposed q (Inductor: the flash op as a "
-                                   "fallback): kiln takes the math path with k and v repeated over the heads (passes/decompose/rules_attention.go, "
-                                   "repeatHeads): the scaled q, the repeated and scaled k^T, the repeated v (operands "
-                                   "of the 2 bmm calls), the causal bias and one softmax kernel; kiln did not compile "
-                                   "it before (the op stayed whole)",
+    "sdpa: grouped-query, causal": "both: the flash-attention op as one fallback call, grouped-query heads read "
+                                   "in place (kiln took the math path with k and v repeated before: 5 kernels)",
     "relu, max_pool2d 2x2, forward and backward": "Inductor (torch 2.15, CPU) decomposes the pool backward "
                                                   "(torch/_decomp max_pool2d_with_indices_backward: zeros + "
                                                   "scatter_add): the pool with the relu inlined, a fill, the "
