@@ -130,37 +130,27 @@ func isConst(e sym.Expr, n int64) bool {
 
 // lowerSDPAFlashCPU is the forward flash op: out and logsumexp.
 func lowerSDPAFlashCPU(l *lowerer, c *ops.Call) error {
-	params, err := sdpaParams(c)
-	if err != nil {
-		return err
-	}
-	args, err := l.sdpaOperands(c, "query", "key", "value")
-	if err != nil {
-		return err
-	}
-	if err := sdpaCheck(c, args[0], args[1], args[2], args[3]); err != nil {
-		return err
-	}
-	outs, live, err := l.externOuts(c)
-	if err != nil || !live {
-		return err
-	}
-	l.newExtern(&Extern{Op: c.Op.QualifiedName(), Args: args, Params: params, Outs: outs})
-	return nil
+	return l.sdpaExtern(c, []string{"query", "key", "value"}, 0)
 }
 
 // lowerSDPAFlashCPUBackward is its backward: grad_query, grad_key and
 // grad_value from grad_out, query, key, value, out and logsumexp.
 func lowerSDPAFlashCPUBackward(l *lowerer, c *ops.Call) error {
+	return l.sdpaExtern(c, []string{"grad_out", "query", "key", "value", "out", "logsumexp"}, 1)
+}
+
+// sdpaExtern lowers either op to one extern kernel: its operands are the
+// tensors named (then the mask, sdpaOperands' last), query at args[q].
+func (l *lowerer) sdpaExtern(c *ops.Call, tensors []string, q int) error {
 	params, err := sdpaParams(c)
 	if err != nil {
 		return err
 	}
-	args, err := l.sdpaOperands(c, "grad_out", "query", "key", "value", "out", "logsumexp")
+	args, err := l.sdpaOperands(c, tensors...)
 	if err != nil {
 		return err
 	}
-	if err := sdpaCheck(c, args[1], args[2], args[3], args[6]); err != nil {
+	if err := sdpaCheck(c, args[q], args[q+1], args[q+2], args[len(args)-1]); err != nil {
 		return err
 	}
 	outs, live, err := l.externOuts(c)

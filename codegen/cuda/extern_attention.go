@@ -213,19 +213,7 @@ func (x *xgen) sdpaBackward() error {
 	if gout.Buffer == nil || out.Buffer == nil || lse.Buffer == nil {
 		return fmt.Errorf("expects grad_out, out and logsumexp")
 	}
-	var sizes []string
-	for _, o := range e.Outs {
-		if o.Buffer == nil {
-			continue
-		}
-		n := sym.Const(1)
-		for _, s := range o.Layout.Shape {
-			n = sym.Mul(n, s)
-		}
-		x.sig.work = sym.Add(x.sig.work, n)
-		sizes = append(sizes, "("+n.Code()+")")
-	}
-	x.sig.work = sym.Sub(x.sig.work, sym.Const(1)) // work started at 1
+	sizes := x.workOverOuts(e)
 	x.headerAs("one thread per gradient element", nil)
 	g.scale()
 	bodies := []func() error{

@@ -129,19 +129,7 @@ func (x *xgen) convolutionBackward() error {
 		return err
 	}
 	cp.nsp, cp.gout, cp.in, cp.wt = nsp, gout, in, wt
-	var sizes []string
-	for _, o := range e.Outs {
-		if o.Buffer == nil {
-			continue
-		}
-		n := sym.Const(1)
-		for _, s := range o.Layout.Shape {
-			n = sym.Mul(n, s)
-		}
-		x.sig.work = sym.Add(x.sig.work, n)
-		sizes = append(sizes, "("+n.Code()+")")
-	}
-	x.sig.work = sym.Sub(x.sig.work, sym.Const(1)) // work started at 1
+	sizes := x.workOverOuts(e)
 	x.headerAs("one thread per output element", nil)
 	bodies := []func(lowering.Operand) error{x.convGradInput(cp), x.convGradWeight(cp), x.convGradBias(cp)}
 	var base []string // the sizes of the outputs before this one
@@ -177,4 +165,24 @@ func vars(v string, n int) []string {
 		out[i] = fmt.Sprintf("%s%d", v, i)
 	}
 	return out
+}
+
+// workOverOuts makes the launch's work one thread per element of every
+// output the graph reads, and returns each output's element count as C.
+func (x *xgen) workOverOuts(e *lowering.Extern) []string {
+	var sizes []string
+	work := sym.Const(0)
+	for _, o := range e.Outs {
+		if o.Buffer == nil {
+			continue
+		}
+		n := sym.Const(1)
+		for _, s := range o.Layout.Shape {
+			n = sym.Mul(n, s)
+		}
+		work = sym.Add(work, n)
+		sizes = append(sizes, "("+n.Code()+")")
+	}
+	x.sig.work = work
+	return sizes
 }
