@@ -52,7 +52,7 @@ func kSDPAFlashCPUBackward(c *call) ([]any, error) {
 		return nil, fmt.Errorf("%s: query %v, key %v and value %v do not fit one attention", op, q.Shape, k.Shape, v.Shape)
 	case Hkv == 0 && H > 0 || Hkv > 0 && H%Hkv != 0:
 		return nil, fmt.Errorf("%s: %d query heads are not a multiple of %d key/value heads", op, H, Hkv)
-	case !equalShape(gout.Shape, q.Shape) || !equalShape(out.Shape, q.Shape) || !equalShape(lse.Shape, q.Shape[:3]):
+	case !equal64(gout.Shape, q.Shape) || !equal64(out.Shape, q.Shape) || !equal64(lse.Shape, q.Shape[:3]):
 		return nil, fmt.Errorf("%s: grad_out %v, out %v and logsumexp %v do not fit query %v", op, gout.Shape, out.Shape, lse.Shape, q.Shape)
 	}
 	scale := 1 / math.Sqrt(float64(E))
@@ -130,18 +130,6 @@ func kSDPAFlashCPUBackward(c *call) ([]any, error) {
 func bmhkStrides(shape []int64) []int64 {
 	h, m, k := max(shape[1], 1), max(shape[2], 1), max(shape[3], 1)
 	return []int64{m * h * k, k, h * k, 1}
-}
-
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func init() {

@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
@@ -221,31 +220,8 @@ func (x *xgen) sdpaBackward() error {
 		func() error { return g.gradKV(gout, out, lse, true) },
 		func() error { return g.gradKV(gout, out, lse, false) },
 	}
-	var base []string
-	for i, o := range e.Outs {
-		if o.Buffer == nil {
-			continue
-		}
-		end := strings.Join(append(base, sizes[len(base)]), " + ")
-		from := "w"
-		if len(base) > 0 {
-			x.e.line("} else if (w < %s) {", end)
-			from = "w - (" + strings.Join(base, " + ") + ")"
-		} else {
-			x.e.line("if (w < %s) {", end)
-		}
-		x.e.in()
-		x.unpack(o.Layout.Shape, "o", from)
-		x.e.line("%s acc = 0;", g.acc)
-		if err := bodies[i](); err != nil {
-			return err
-		}
-		x.e.line("%s[%s] = k_st_%s(acc);", bufParam(o.Buffer), layoutIndex(o.Layout, vars("o", 4)), dtInfos[o.Layout.DType].suffix)
-		x.e.out()
-		base = append(base, sizes[len(base)])
-	}
-	x.e.line("}")
-	return nil
+	return x.eachOutElement(e, sizes, func(lowering.Operand) string { return g.acc },
+		func(i int, _ lowering.Operand) error { return bodies[i]() })
 }
 
 // prob declares p (the probability of key j for query row i of head h)

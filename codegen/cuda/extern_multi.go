@@ -132,31 +132,8 @@ func (x *xgen) convolutionBackward() error {
 	sizes := x.workOverOuts(e)
 	x.headerAs("one thread per output element", nil)
 	bodies := []func(lowering.Operand) error{x.convGradInput(cp), x.convGradWeight(cp), x.convGradBias(cp)}
-	var base []string // the sizes of the outputs before this one
-	for i, o := range e.Outs {
-		if o.Buffer == nil {
-			continue
-		}
-		end := strings.Join(append(base, sizes[len(base)]), " + ")
-		from := "w"
-		if len(base) > 0 {
-			x.e.line("} else if (w < %s) {", end)
-			from = "w - (" + strings.Join(base, " + ") + ")"
-		} else {
-			x.e.line("if (w < %s) {", end)
-		}
-		x.e.in()
-		x.unpack(o.Layout.Shape, "o", from)
-		x.e.line("%s acc = 0;", cType(dtInfos[o.Layout.DType].reg))
-		if err := bodies[i](o); err != nil {
-			return err
-		}
-		x.e.line("%s[%s] = k_st_%s(acc);", bufParam(o.Buffer), layoutIndex(o.Layout, vars("o", len(o.Layout.Shape))), dtInfos[o.Layout.DType].suffix)
-		x.e.out()
-		base = append(base, sizes[len(base)])
-	}
-	x.e.line("}")
-	return nil
+	return x.eachOutElement(e, sizes, func(o lowering.Operand) string { return cType(dtInfos[o.Layout.DType].reg) },
+		func(i int, o lowering.Operand) error { return bodies[i](o) })
 }
 
 func vars(v string, n int) []string {
@@ -185,4 +162,36 @@ func (x *xgen) workOverOuts(e *lowering.Extern) []string {
 	}
 	x.sig.work = work
 	return sizes
+}
+
+// eachOutElement writes the body of a launch with one thread per element
+// of every output the graph reads (sizes: workOverOuts'): thread w falls
+// in output i's range, unpacks its index into o0, o1, ..., accumulates in
+// acc (of type accType(o)) through body, and stores acc.
+func (x *xgen) eachOutElement(e *lowering.Extern, sizes []string, accType func(lowering.Operand) string, body func(i int, o lowering.Operand) error) error {
+	var base []string // the sizes of the outputs before this one
+	for i, o := range e.Outs {
+		if o.Buffer == nil {
+			continue
+		}
+		end := strings.Join(append(base, sizes[len(base)]), " + ")
+		from := "w"
+		if len(base) > 0 {
+			x.e.line("} else if (w < %s) {", end)
+			from = "w - (" + strings.Join(base, " + ") + ")"
+		} else {
+			x.e.line("if (w < %s) {", end)
+		}
+		x.e.in()
+		x.unpack(o.Layout.Shape, "o", from)
+		x.e.line("%s acc = 0;", accType(o))
+		if err := body(i, o); err != nil {
+			return err
+		}
+		x.e.line("%s[%s] = k_st_%s(acc);", bufParam(o.Buffer), layoutIndex(o.Layout, vars("o", len(o.Layout.Shape))), dtInfos[o.Layout.DType].suffix)
+		x.e.out()
+		base = append(base, sizes[len(base)])
+	}
+	x.e.line("}")
+	return nil
 }
