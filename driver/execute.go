@@ -19,7 +19,12 @@ type ExecOptions struct {
 	Interp interp.Options
 	Inputs string // read input NAME from Inputs/NAME.npy instead of making random data
 	Out    string // write outputs as .npy files (and manifest.json) here
-	Graph  int    // run only this graph of a multi-graph file; -1 runs all
+	// SaveInputs writes the tensor inputs a graph runs on as
+	// SaveInputs/NAME.npy (graph N > 0 under graphN/), so the same random
+	// inputs can be read back with Inputs or fed to PyTorch
+	// (tools/e2e_judge/judge.py --inputs).
+	SaveInputs string
+	Graph      int // run only this graph of a multi-graph file; -1 runs all
 }
 
 // Execute runs the graphs of a compiled run in interp, kiln's reference
@@ -47,6 +52,9 @@ func executeGraph(gi int, g *ir.Graph, o ExecOptions, stdout io.Writer) error {
 		return err
 	}
 	before := interp.CopyValues(inputs)
+	if err := saveInputs(graphDir(o.SaveInputs, gi), g, before); err != nil {
+		return err
+	}
 	res, err := interp.Run(g, inputs, opts)
 	if err != nil {
 		return err
@@ -75,11 +83,35 @@ func executeGraph(gi int, g *ir.Graph, o ExecOptions, stdout io.Writer) error {
 	if o.Out == "" {
 		return nil
 	}
-	dir := o.Out
-	if gi > 0 {
-		dir = filepath.Join(o.Out, fmt.Sprintf("graph%d", gi))
+	return interp.WriteDir(graphDir(o.Out, gi), entries, values)
+}
+
+// graphDir is where graph gi's files go under dir: dir itself for the
+// first graph, dir/graphN for the others.
+func graphDir(dir string, gi int) string {
+	if dir == "" || gi == 0 {
+		return dir
 	}
-	return interp.WriteDir(dir, entries, values)
+	return filepath.Join(dir, fmt.Sprintf("graph%d", gi))
+}
+
+// saveInputs writes g's tensor inputs as dir/NAME.npy; scalars and symbolic
+// sizes are not files (-sym gives them).
+func saveInputs(dir string, g *ir.Graph, inputs []any) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save inputs: %w", err)
+	}
+	for i, v := range g.Inputs {
+		if t, ok := inputs[i].(*interp.Tensor); ok {
+			if err := interp.SaveNPY(filepath.Join(dir, v.Name+".npy"), t); err != nil {
+				return fmt.Errorf("save input %s: %w", v.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 func outputLabel(g *ir.Graph, i int) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/driver"
+	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/passes"
 )
 
@@ -139,4 +140,25 @@ func TestDesignTableMatches(t *testing.T) {
 		want = append(want, info.Name)
 	}
 	assert.Equal(t, want, names)
+}
+
+// Inputs saved by a run read back through Inputs give the same outputs,
+// byte for byte: what tools/e2e_judge/judge.py --inputs relies on.
+func TestSavedInputsReplay(t *testing.T) {
+	run, err := driver.Compile(driver.Input{Name: "chain.fx", Src: []byte(chain)}, driver.Options{Pipeline: driver.CompilePipeline})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var first, again bytes.Buffer
+	require.NoError(t, driver.Execute(run, driver.ExecOptions{Graph: -1, Out: dir + "/a", SaveInputs: dir + "/in"}, &first))
+	require.NoError(t, driver.Execute(run, driver.ExecOptions{Graph: -1, Out: dir + "/b", Inputs: dir + "/in"}, &again))
+	assert.Equal(t, first.String(), again.String())
+	a, err := os.ReadFile(dir + "/a/g0_out0.npy")
+	require.NoError(t, err)
+	b, err := os.ReadFile(dir + "/b/g0_out0.npy")
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	// a different seed makes different inputs, so the replay is not vacuous
+	var other bytes.Buffer
+	require.NoError(t, driver.Execute(run, driver.ExecOptions{Graph: -1, Interp: interp.Options{Seed: 3}}, &other))
+	assert.NotEqual(t, first.String(), other.String())
 }

@@ -224,10 +224,13 @@ func (m *machine) indexBoundDepth(v *ir.Value, depth int) (int64, bool) {
 
 // passesValues reports an op whose result holds v's values (or others):
 // where(mask, v, 0) is how cross entropy keeps ignore_index out of its
-// gather (corpus 041), and a clone is a copy.
+// gather (corpus 041), a clone is a copy, and a clamp (maximum/minimum with
+// a bound) is how the embedding backward's decomposition keeps invalid
+// token ids in range before its index_put (corpus 107, 109): ids made
+// without looking through it were negative, ids eager refuses.
 func passesValues(n *ir.Node, op *ops.Op, v *ir.Value) bool {
 	switch op.Schema.Name {
-	case "clone":
+	case "clone", "maximum", "minimum", "clamp", "clamp_min", "clamp_max":
 		return true
 	case "where":
 		c, err := ops.Bind(n)
@@ -297,6 +300,9 @@ func (m *machine) indexBoundIn(n *ir.Node, v *ir.Value) (int64, bool) {
 	switch {
 	case op.Schema.Name == "embedding" && uses("indices"):
 		return size("weight", 0)
+	case op.Schema.Name == "embedding_dense_backward" && uses("indices"):
+		n, err := c.Int("num_weights")
+		return n, err == nil && n > 0
 	case (uses("index") || uses("indices")) && c.Has("dim"):
 		d, err := c.Int("dim")
 		if err != nil {

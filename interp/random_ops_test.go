@@ -170,3 +170,47 @@ def forward(self, x: "f32[64, 5]", y: "i64[64]"):
 		require.NoError(t, err)
 	}
 }
+
+// TestIndexInputThroughClamp: kiln's decomposition of
+// embedding_dense_backward clamps the token ids before its index_put
+// (corpus 109 backward); the random ids must still be valid rows of the
+// 100-row gradient, as eager's embedding requires, not negative.
+func TestIndexInputThroughClamp(t *testing.T) {
+	g := parseGraph(t, `
+def forward(self, grad: "f32[2, 7, 4]", ids: "i64[2, 7]"):
+    zeros: "f32[100, 4]" = torch.ops.aten.new_zeros.default(grad, [100, 4])
+    lo: "i64[]" = torch.ops.aten.scalar_tensor.default(-100, dtype = torch.int64)
+    maximum: "i64[2, 7]" = torch.ops.aten.maximum.default(ids, lo)
+    hi: "i64[]" = torch.ops.aten.scalar_tensor.default(99, dtype = torch.int64)
+    minimum: "i64[2, 7]" = torch.ops.aten.minimum.default(maximum, hi)
+    put: "f32[100, 4]" = torch.ops.aten._unsafe_index_put.default(zeros, [minimum], grad, True)
+    return (put,)
+`)
+	for seed := range uint64(5) {
+		in, err := MakeInputs(g, Options{Seed: seed})
+		require.NoError(t, err)
+		for _, v := range in[1].(*Tensor).Ints() {
+			require.True(t, v >= 0 && v < 100, "token id %d", v)
+		}
+	}
+}
+
+// TestIndexInputOfEmbeddingBackward: the embedding backward whole (kiln run's
+// default pipeline keeps it) bounds its token ids by num_weights.
+func TestIndexInputOfEmbeddingBackward(t *testing.T) {
+	g := parseGraph(t, `
+def forward(self, grad: "f32[2, 7, 4]", ids: "i64[2, 7]"):
+    embedding_dense_backward: "f32[100, 4]" = torch.ops.aten.embedding_dense_backward.default(grad, ids, 100, -1, False)
+    return (embedding_dense_backward,)
+`)
+	seen := map[int64]bool{}
+	for seed := range uint64(5) {
+		in, err := MakeInputs(g, Options{Seed: seed})
+		require.NoError(t, err)
+		for _, v := range in[1].(*Tensor).Ints() {
+			require.True(t, v >= 0 && v < 100, "token id %d", v)
+			seen[v] = true
+		}
+	}
+	require.Greater(t, len(seen), 10, "ids drawn from all 100 rows, not from the 2 an unknown bound allows")
+}

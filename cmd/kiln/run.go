@@ -145,9 +145,9 @@ func (iv *interpVerify) options() interp.Options {
 
 // runFlags are kiln run's own flags.
 type runFlags struct {
-	inputs, out string
-	graph       int
-	noCheck     bool
+	inputs, out, saveInputs string
+	graph                   int
+	noCheck                 bool
 }
 
 func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -162,6 +162,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		interp.ResetAllocated()
 		fs.StringVar(&rf.inputs, "inputs", "", "read input NAME from DIR/NAME.npy instead of making random data")
 		fs.StringVar(&rf.out, "o", "", "write outputs as .npy files (and manifest.json) to DIR")
+		fs.StringVar(&rf.saveInputs, "save-inputs", "", "write the tensor inputs the graph ran on as DIR/NAME.npy (read them back with -inputs, or in PyTorch)")
 		fs.IntVar(&rf.graph, "graph", -1, "run only graph N of a multi-graph file (default: all)")
 		fs.BoolVar(&rf.noCheck, "no-check-types", false, "do not compare runtime shapes and dtypes with the graph's types")
 		iv.register(fs)
@@ -177,7 +178,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := iv.options()
 	opts.CheckTypes = !rf.noCheck
-	if err := driver.Execute(run, driver.ExecOptions{Interp: opts, Inputs: rf.inputs, Out: rf.out, Graph: rf.graph}, stdout); err != nil {
+	if err := driver.Execute(run, driver.ExecOptions{Interp: opts, Inputs: rf.inputs, Out: rf.out, SaveInputs: rf.saveInputs, Graph: rf.graph}, stdout); err != nil {
 		printRunError(stderr, err)
 		return 1
 	}

@@ -17,6 +17,13 @@ accuracy benchmarks use: a result passes against eager when it is
 allclose, or when its RMSE against the float64 run is within 2x (3x for
 half types) of eager's own RMSE (+ tol/10). Exit status 0 when both
 interp and the Go code pass on every floating output.
+
+--mm-variants runs eager again with its matrix products computed two
+other valid ways (float64 sums rounded once; float32 sums in k order) and
+prints same()'s verdicts on those: where eager itself is rejected so, a
+verdict on the compiled code says which summation order it drew, not
+that a value is wrong. --inputs DIR judges on given inputs, e.g. the ones
+`kiln run -seed 7 -save-inputs DIR` made (internal/e2e's).
 """
 
 import argparse
@@ -29,6 +36,7 @@ import tempfile
 import numpy as np
 import torch
 from torch._dynamo.utils import same
+from torch.utils._python_dispatch import TorchDispatchMode
 
 DTYPES = {"f64": torch.float64, "f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
           "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8, "u8": torch.uint8,
@@ -150,6 +158,67 @@ def runnable(src, f64=False):
     return env["G"]()
 
 
+# --- eager with its matrix products summed another valid way ---
+
+def k_order_matmul(a, b):
+    """a @ b (batched or not) with float32 sums in k order, one rounding
+    per product and per add: what a plain loop kernel computes."""
+    acc = torch.zeros(*a.shape[:-1], b.shape[-1], dtype=a.dtype)
+    for k in range(a.shape[-1]):
+        acc = acc + a[..., k:k + 1] * b[..., k:k + 1, :]
+    return acc
+
+
+MATMULS = {torch.ops.aten.mm.default, torch.ops.aten.bmm.default, torch.ops.aten.addmm.default}
+
+
+class MatmulVariant(TorchDispatchMode):
+    """Runs eager's float32 mm, bmm and addmm another valid way: "f64"
+    sums in float64 and rounds once, "k-order" sums in float32 in k order.
+    Both are float32 matrix products a user's kernel may compute; if
+    same() rejects eager computed so, its verdict on an output is about
+    summation order, not about a wrong value."""
+
+    def __init__(self, how):
+        super().__init__()
+        self.how = how
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        operands = 3 if func is torch.ops.aten.addmm.default else 2
+        # beta/alpha and other dtypes: left as eager computes them
+        if func not in MATMULS or kwargs or len(args) != operands or args[-1].dtype != torch.float32:
+            return func(*args, **kwargs)
+        bias, (a, b) = (args[0], args[1:]) if operands == 3 else (None, args)
+        if self.how == "f64":
+            out = a.double() @ b.double()
+            out = (out + bias.double() if bias is not None else out).float()
+        else:
+            out = k_order_matmul(a, b)
+            out = bias + out if bias is not None else out
+        return out
+
+
+def mm_variants(src, ins, eager, f64):
+    """same()'s verdict, per floating output, on eager run with each
+    MatmulVariant."""
+    rows = {}
+    for how in ("f64", "k-order"):
+        with torch.no_grad(), MatmulVariant(how):
+            got = runnable(src)(*[v.clone() for v in ins])
+        got = got if isinstance(got, (tuple, list)) else (got,)
+        rows[how] = got
+    quiet = lambda *args, **kw: None
+    rm = lambda x, r: float(torch.sqrt(torch.mean((x.double() - r.double()) ** 2)))
+    print("eager with its matrix products summed another way (same() against eager, as above):")
+    for i, (e, r) in enumerate(zip(eager, f64)):
+        if not isinstance(e, torch.Tensor) or not e.is_floating_point() or not e.numel():
+            continue
+        parts = [f"{how} RMSE {rm(v[i], r):.3g} same() {same(e, v[i], fp64_ref=r.to(torch.float64), tol=1e-4, log_error=quiet)}"
+                 for how, v in rows.items()]
+        print(f"  out{i}: eager RMSE {rm(e, r):.3g}; " + "; ".join(parts))
+
+
 def inputs_of(src):
     """(name, dtype, shape, strides or None) of forward's parameters, from
     their annotations ("f32[16, 1, 128, 128][0, 128, 1, 0]cuda:0")."""
@@ -235,6 +304,9 @@ def main():
     ap.add_argument("--skip-interp", action="store_true", help="judge the generated Go only (interp takes hours on large graphs)")
     ap.add_argument("--inputs", help="judge on the .npy inputs in this folder (e.g. internal/e2e's, interp's seed 7) "
                     "instead of randn with seed 0")
+    ap.add_argument("--mm-variants", action="store_true",
+                    help="also run eager with its matrix products summed in float64 and in k order (float32), "
+                    "and print same()'s verdicts on those: whether a verdict hinges on summation order")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     work = a.work or tempfile.mkdtemp(prefix="e2e_judge.")
@@ -309,6 +381,8 @@ def main():
         print(f"  {i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: max|interp-go| {diff:.3g}, "
               f"max|ref| {float(r.abs().max()) if e.numel() else 0:.4g}; RMSE vs float64: eager {rm(e):.3g}, "
               f"interp {rm(got_i):.3g}, go {rm(got_g):.3g}; same(): interp {vi}, go {vg}")
+    if a.mm_variants:
+        mm_variants(src, ins, eager, f64)
     return 0 if ok else 1
 
 

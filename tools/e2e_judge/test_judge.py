@@ -105,3 +105,21 @@ def test_pool_indices_lie_in_their_windows():
                 h, w = divmod(int(i[c, ph, pw]), 6)
                 assert 0 <= h < 7 and 0 <= w < 6
                 assert ph * 2 - 1 <= h < ph * 2 + 2 and pw * 2 - 1 <= w < pw * 2 + 2
+
+
+def test_matmul_variants():
+    import torch
+    g = torch.Generator().manual_seed(0)
+    a, b, c = torch.randn(5, 300, generator=g), torch.randn(300, 4, generator=g), torch.randn(4, generator=g)
+    want64 = (a.double() @ b.double()).float()
+    with judge.MatmulVariant("f64"):
+        assert torch.equal(torch.mm(a, b), want64)
+        assert torch.equal(torch.addmm(c, a, b), (c.double() + a.double() @ b.double()).float())
+    loop = torch.zeros(5, 4)
+    for k in range(300):
+        loop = loop + a[:, k:k + 1] * b[k:k + 1, :]
+    with judge.MatmulVariant("k-order"):
+        got = torch.mm(a, b)
+        assert torch.equal(got, loop)
+        assert torch.equal(torch.bmm(a[None], b[None])[0], loop)
+    assert not torch.equal(loop, want64), "the two orders round differently on 300 terms"
