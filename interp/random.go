@@ -222,25 +222,34 @@ func (m *machine) indexBoundDepth(v *ir.Value, depth int) (int64, bool) {
 	return best, found
 }
 
-// passesValues reports an op whose result holds v's values (or others):
-// where(mask, v, 0) is how cross entropy keeps ignore_index out of its
-// gather (corpus 041), a clone is a copy, and a clamp (maximum/minimum with
-// a bound) is how the embedding backward's decomposition keeps invalid
-// token ids in range before its index_put (corpus 107, 109): ids made
-// without looking through it were negative, ids eager refuses.
+// valuePassing names, per op, the operands whose values its result holds
+// (some of them, or others beside them): where(mask, v, 0) is how cross
+// entropy keeps ignore_index out of its gather (corpus 041); a clamp
+// (maximum/minimum with a bound) is how the embedding backward's
+// decomposition keeps token ids in range before its index_put (corpus 107,
+// 109: ids made without looking through it were negative, ids eager
+// refuses); BERT gathers its token type ids out of a buffer before their
+// embedding (corpus 108: ids made without looking through the gather were
+// out of range).
+var valuePassing = map[string][]string{
+	"clone": {"self"}, "maximum": {"self", "other"}, "minimum": {"self", "other"}, "clamp": {"self"},
+	"clamp_min": {"self"}, "clamp_max": {"self"}, "where": {"self", "other"}, "gather": {"self"},
+	"index_select": {"self"}, "index": {"self"}, "take": {"self"},
+}
+
+// passesValues reports whether n's result holds v's values (valuePassing).
 func passesValues(n *ir.Node, op *ops.Op, v *ir.Value) bool {
-	switch op.Schema.Name {
-	case "clone", "maximum", "minimum", "clamp", "clamp_min", "clamp_max":
-		return true
-	case "where":
-		c, err := ops.Bind(n)
-		if err != nil {
-			return false
-		}
-		for _, name := range []string{"self", "other"} {
-			if c.Has(name) && c.Arg(name).Kind == ir.ArgValue && c.Arg(name).Value == v {
-				return true
-			}
+	params, ok := valuePassing[op.Schema.Name]
+	if !ok {
+		return false
+	}
+	c, err := ops.Bind(n)
+	if err != nil {
+		return false
+	}
+	for _, name := range params {
+		if c.Has(name) && c.Arg(name).Kind == ir.ArgValue && c.Arg(name).Value == v {
+			return true
 		}
 	}
 	return false

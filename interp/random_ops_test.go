@@ -214,3 +214,26 @@ def forward(self, grad: "f32[2, 7, 4]", ids: "i64[2, 7]"):
 	}
 	require.Greater(t, len(seen), 10, "ids drawn from all 100 rows, not from the 2 an unknown bound allows")
 }
+
+// TestIndexInputThroughGather: BERT gathers its token type ids out of a
+// buffer before their 2-row embedding (corpus 108 forward); the buffer's
+// values must be valid rows, and the positions valid columns of it.
+func TestIndexInputThroughGather(t *testing.T) {
+	g := parseGraph(t, `
+def forward(self, pos: "i64[1, 512]", buf: "i64[1, 512]", w: "f32[2, 4]"):
+    slice_1: "i64[1, 7]" = torch.ops.aten.slice.Tensor(pos, 1, 0, 7)
+    gather: "i64[1, 7]" = torch.ops.aten.gather.default(buf, 1, slice_1)
+    expand: "i64[2, 7]" = torch.ops.aten.expand.default(gather, [2, 7])
+    embedding: "f32[2, 7, 4]" = torch.ops.aten.embedding.default(w, expand)
+    return (embedding,)
+`)
+	for seed := range uint64(5) {
+		in, err := MakeInputs(g, Options{Seed: seed})
+		require.NoError(t, err)
+		for _, v := range in[1].(*Tensor).Ints() {
+			require.True(t, v == 0 || v == 1, "token type id %d", v)
+		}
+		_, err = Run(g, in, Options{Seed: seed})
+		require.NoError(t, err)
+	}
+}
