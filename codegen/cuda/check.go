@@ -101,7 +101,7 @@ KD void kiln_index_fail(long long* err, long long msg, long long index, long lon
 #if defined(KILN_EMULATE)
   if (err[0] != 0) return;
   err[0] = msg + 1;
-#elif defined(KILN_CUDA_RUNTIME)
+#elif defined(KILN_CUDA_RUNTIME) || defined(KILN_RTC)
   if (atomicCAS((unsigned long long*)err, 0ULL, (unsigned long long)(msg + 1)) != 0ULL) return;
 #else
   if (__nvvm_atom_cas_gen_ll(err, 0, msg + 1) != 0) return;

@@ -62,14 +62,11 @@ func (g *sdpaGen) scale() {
 	g.x.e.line("const %s scale = (%s)(1.0 / km_sqrt((double)(%s)));", g.acc, g.acc, g.e.Code())
 }
 
+// cDouble spells f as a C double; infinities and NaN by their bits, as the
+// kernels' constants (NVRTC has no math.h for INFINITY).
 func cDouble(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "INFINITY"
-	case math.IsInf(f, -1):
-		return "-INFINITY"
-	case math.IsNaN(f):
-		return "NAN"
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Sprintf("k_bits_f64(0x%016XULL)", math.Float64bits(f))
 	}
 	return fmt.Sprintf("%.17g", f)
 }
@@ -150,7 +147,7 @@ func (x *xgen) sdpaForward() error {
 	em.line("const long long hk = %s;", g.hk("o1"))
 	// the row's max, then the sum of exp(s - max): ATen's arithmetic for
 	// a row of at most 512 keys (one block)
-	em.line("%s rmax = -INFINITY, rsum = 0;", g.acc)
+	em.line("%s rmax = (%s)%s, rsum = 0;", g.acc, g.acc, cDouble(math.Inf(-1)))
 	em.line("for (long long j = 0; j < %s; ++j) {", g.keys("o2"))
 	em.in()
 	if err := g.score("s", "o0", "o1", "hk", "o2", "j"); err != nil {
@@ -159,7 +156,7 @@ func (x *xgen) sdpaForward() error {
 	em.line("if (s > rmax) rmax = s;")
 	em.out()
 	em.line("}")
-	em.line("if (rmax == -INFINITY) rmax = 0;")
+	em.line("if (rmax == (%s)%s) rmax = 0;", g.acc, cDouble(math.Inf(-1)))
 	em.line("for (long long j = 0; j < %s; ++j) {", g.keys("o2"))
 	em.in()
 	if err := g.score("s", "o0", "o1", "hk", "o2", "j"); err != nil {

@@ -5,6 +5,10 @@ package cuda
 //
 //   - KILN_EMULATE (g++ -x c++ -DKILN_EMULATE): a CPU program; the CUDA
 //     keywords are defined away and a launch loops over blocks and threads.
+//   - __CUDACC_RTC__ (NVRTC, NVIDIA's runtime compiler, which PyTorch's
+//     CUDA wheels ship): device code only, CUDA's built-in vector types,
+//     thread ids, atomics and math, no headers; ptxas then gives SASS for a
+//     real GPU architecture (tools/cuda_nvrtc), with no GPU present.
 //   - __CUDACC__ (nvcc, or clang with the CUDA headers): a real GPU program
 //     through the CUDA runtime API.
 //   - bare clang device compilation (clang --cuda-device-only -nocudainc):
@@ -33,6 +37,16 @@ static unsigned kiln_tid, kiln_bid, kiln_bdim, kiln_gdim;
 // libm has no erfinv; the prelude defines one (see preludeFns).
 static double erfinv(double y);
 static float erfinvf(float y) { return (float)erfinv((double)y); }
+#elif defined(__CUDACC_RTC__)
+#define KILN_RTC 1
+// NVRTC declares memcpy for device code, not the builtin
+#define __builtin_memcpy memcpy
+#define KD static __device__ __forceinline__
+#define KHD static __host__ __device__ __forceinline__
+#define KILN_TID threadIdx.x
+#define KILN_BID blockIdx.x
+#define KILN_BDIM blockDim.x
+#define KILN_GDIM gridDim.x
 #elif defined(__CUDACC__)
 #include <cuda_runtime.h>
 #include <math.h>
@@ -59,10 +73,10 @@ static float erfinvf(float y) { return (float)erfinv((double)y); }
 #define KILN_BDIM __nvvm_read_ptx_sreg_ntid_x()
 #define KILN_GDIM __nvvm_read_ptx_sreg_nctaid_x()
 #else
-#error "compile with nvcc, clang -x cuda, or g++ -x c++ -DKILN_EMULATE"
+#error "compile with nvcc, NVRTC, clang -x cuda, or g++ -x c++ -DKILN_EMULATE"
 #endif
 
-#if !defined(KILN_CUDA_RUNTIME)
+#if !defined(KILN_CUDA_RUNTIME) && !defined(KILN_RTC)
 // 16-, 8- and 4-byte vector types, aligned like CUDA's.
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 struct __attribute__((aligned(8))) float2 { float x, y; };
