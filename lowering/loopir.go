@@ -354,12 +354,18 @@ var BoolFns = map[string]bool{
 // convolution_backward (grad_input, grad_weight, grad_bias). A result the
 // graph never reads has a nil Buffer: it is neither allocated nor
 // computed, and prints as "_".
+//
+// A float argument (sdpa's scale) travels as its IEEE bits, one int64
+// under NAME + F64BitsSuffix; the dump prints it as NAME=value.
 type Extern struct {
 	Op     string // registry name: "aten::mm", "aten::bmm", "aten::convolution"
 	Args   []Operand
 	Params map[string][]int64
 	Outs   []Operand
 }
+
+// F64BitsSuffix marks an Extern param that holds a float64's bits.
+const F64BitsSuffix = "_f64bits"
 
 // Written lists the buffers e writes: its present outputs, in order.
 func (e *Extern) Written() []*Buffer {

@@ -3,6 +3,7 @@ package lowering
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,6 +204,10 @@ func writeExtern(b *strings.Builder, e *Extern) {
 	}
 	fmt.Fprintf(b, "  %s = %s(%s)", lhs, e.Op, strings.Join(args, ", "))
 	for _, key := range sortedKeys(e.Params) {
+		if name, ok := strings.CutSuffix(key, F64BitsSuffix); ok && len(e.Params[key]) == 1 {
+			fmt.Fprintf(b, " %s=%s", name, strconv.FormatFloat(math.Float64frombits(uint64(e.Params[key][0])), 'g', -1, 64))
+			continue
+		}
 		fmt.Fprintf(b, " %s=%v", key, e.Params[key])
 	}
 	b.WriteString("\n")

@@ -45,7 +45,7 @@ func sdpaParams(c *ops.Call) (map[string][]int64, error) {
 	case ir.ArgNone:
 	case ir.ArgFloat, ir.ArgInt:
 		f, _ := c.Float("scale")
-		params["scale_f64bits"] = []int64{int64(math.Float64bits(f))}
+		params["scale"+F64BitsSuffix] = []int64{int64(math.Float64bits(f))}
 	default:
 		return nil, noLowering(c.Node, "extern kernels take constant parameters", "%s: scale is not a constant float: %s", c.Op, s.String())
 	}

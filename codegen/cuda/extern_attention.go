@@ -54,7 +54,7 @@ func (x *xgen) sdpaSetup(q, k, v, m lowering.Operand) (*sdpaGen, error) {
 // computed in double and rounded to the accumulator, as ATen's
 // calculate_scale.
 func (g *sdpaGen) scale() {
-	if sc := g.x.k.Extern.Params["scale_f64bits"]; len(sc) == 1 {
+	if sc := g.x.k.Extern.Params["scale"+lowering.F64BitsSuffix]; len(sc) == 1 {
 		f := math.Float64frombits(uint64(sc[0]))
 		g.x.e.line("const %s scale = (%s)(%s);", g.acc, g.acc, cDouble(f))
 		return
