@@ -37,17 +37,12 @@ static unsigned kiln_tid, kiln_bid, kiln_bdim, kiln_gdim;
 // libm has no erfinv; the prelude defines one (see preludeFns).
 static double erfinv(double y);
 static float erfinvf(float y) { return (float)erfinv((double)y); }
-#elif defined(__CUDACC_RTC__)
+#elif defined(__CUDACC__)
+#if defined(__CUDACC_RTC__)
 #define KILN_RTC 1
 // NVRTC declares memcpy for device code, not the builtin
 #define __builtin_memcpy memcpy
-#define KD static __device__ __forceinline__
-#define KHD static __host__ __device__ __forceinline__
-#define KILN_TID threadIdx.x
-#define KILN_BID blockIdx.x
-#define KILN_BDIM blockDim.x
-#define KILN_GDIM gridDim.x
-#elif defined(__CUDACC__)
+#else
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +50,7 @@ static float erfinvf(float y) { return (float)erfinv((double)y); }
 #include <string.h>
 #define KILN_HOST_CODE 1
 #define KILN_CUDA_RUNTIME 1
+#endif
 #define KD static __device__ __forceinline__
 #define KHD static __host__ __device__ __forceinline__
 #define KILN_TID threadIdx.x
