@@ -18,7 +18,9 @@ allclose, or when its RMSE against the float64 run is within 2x (3x for
 half types) of eager's own RMSE (+ tol/10). Exit status 0 when both
 interp and the Go code pass on every floating output.
 
---mm-variants runs eager again with its matrix products computed two
+--inductor compiles the graph with torch.compile (Inductor, CPU) and
+prints same()'s verdicts on Inductor's own result: where Inductor is
+rejected as kiln's code is, the two compute alike. --mm-variants runs eager again with its matrix products computed two
 other valid ways (float64 sums rounded once; float32 sums in k order) and
 prints same()'s verdicts on those: where eager itself is rejected so, a
 verdict on the compiled code says which summation order it drew, not
@@ -199,6 +201,25 @@ class MatmulVariant(TorchDispatchMode):
         return out
 
 
+def inductor_verdicts(src, ins, eager, f64):
+    """same()'s verdict on Inductor's own result for the graph (torch.compile,
+    CPU, on the same inputs): Inductor decomposes ops eager runs whole
+    (native_layer_norm_backward as torch/_decomp writes it, not ATen's
+    kernel), so its float32 error can exceed eager's where kiln's does."""
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(runnable(src))(*[v.clone() for v in ins])
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    quiet = lambda *args, **kw: None
+    rm = lambda x, r: float(torch.sqrt(torch.mean((x.double() - r.double()) ** 2)))
+    print(f"Inductor (torch.compile, CPU) on the same inputs (same() against eager):")
+    for i, (e, r) in enumerate(zip(eager, f64)):
+        if not isinstance(e, torch.Tensor) or not e.is_floating_point() or not e.numel():
+            continue
+        print(f"  out{i}: eager RMSE {rm(e, r):.3g}; Inductor RMSE {rm(got[i], r):.3g} "
+              f"same() {same(e, got[i], fp64_ref=r.to(torch.float64), tol=1e-4, log_error=quiet)}")
+
+
 def mm_variants(src, ins, eager, f64):
     """same()'s verdict, per floating output, on eager run with each
     MatmulVariant."""
@@ -304,6 +325,9 @@ def main():
     ap.add_argument("--skip-interp", action="store_true", help="judge the generated Go only (interp takes hours on large graphs)")
     ap.add_argument("--inputs", help="judge on the .npy inputs in this folder (e.g. internal/e2e's, interp's seed 7) "
                     "instead of randn with seed 0")
+    ap.add_argument("--inductor", action="store_true",
+                    help="also compile the graph with torch.compile (Inductor, CPU) and print same()'s verdicts on its "
+                    "result: whether PyTorch's own compiler passes where kiln's code does not")
     ap.add_argument("--mm-variants", action="store_true",
                     help="also run eager with its matrix products summed in float64 and in k order (float32), "
                     "and print same()'s verdicts on those: whether a verdict hinges on summation order")
@@ -381,6 +405,8 @@ def main():
         print(f"  {i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: max|interp-go| {diff:.3g}, "
               f"max|ref| {float(r.abs().max()) if e.numel() else 0:.4g}; RMSE vs float64: eager {rm(e):.3g}, "
               f"interp {rm(got_i):.3g}, go {rm(got_g):.3g}; same(): interp {vi}, go {vg}")
+    if a.inductor:
+        inductor_verdicts(src, ins, eager, f64)
     if a.mm_variants:
         mm_variants(src, ins, eager, f64)
     return 0 if ok else 1

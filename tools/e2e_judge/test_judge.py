@@ -123,3 +123,17 @@ def test_matmul_variants():
         assert torch.equal(got, loop)
         assert torch.equal(torch.bmm(a[None], b[None])[0], loop)
     assert not torch.equal(loop, want64), "the two orders round differently on 300 terms"
+
+
+def test_inductor_verdicts(capsys):
+    import torch
+    src = ('class <lambda>(torch.nn.Module):\n    def forward(self, a: "f32[4, 8][8, 1]cpu"):\n'
+           '        mul: "f32[4, 8][8, 1]cpu" = torch.ops.aten.mul.Tensor(a, 3.0)\n'
+           '        sum_1: "f32[4][1]cpu" = torch.ops.aten.sum.dim_IntList(mul, [1])\n'
+           '        return (mul, sum_1)\n')
+    a = torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
+    eager = judge.runnable(src)(a)
+    f64 = judge.runnable(src, f64=True)(a.double())
+    judge.inductor_verdicts(src, [a], eager, f64)
+    out = capsys.readouterr().out
+    assert out.count("same() True") == 2, out
