@@ -9,8 +9,12 @@ import (
 // convolution: args are grad_output, input and weight; outs are
 // grad_input, grad_weight and grad_bias, each nil when output_mask (or
 // the graph) does not ask for it. Every output element is a gather (no
-// scatter), so output planes run in parallel without atomics; sums run
-// in T as the forward's do.
+// scatter), so output planes run in parallel without atomics. grad_input
+// sums (channels × taps, short) run in T as the forward's do; grad_weight
+// and grad_bias sum over batch and positions (thousands of terms), which
+// ATen sums blocked (oneDNN's GEMM) or cascaded (at::sum): a float32 chain
+// there was 3.6x eager's error against float64 (corpus 101 backward's
+// bias gradient), so they sum in float64 and round once.
 func convolutionBackward[T float32 | float64](outs, args []*Tensor, params map[string][]int64) error {
 	const op = "aten::convolution_backward"
 	if len(args) != 3 || args[0] == nil || args[1] == nil || args[2] == nil || len(outs) != 3 {
@@ -133,7 +137,7 @@ func convGradWeight[T float32 | float64](g *convGeom, gv, x []T) []T {
 			c := oc/opg*cpg + ci
 			for kk := range kP {
 				kd, kh, kw := kk/(g.k[1]*g.k[2]), kk/g.k[2]%g.k[1], kk%g.k[2]
-				var acc T
+				var acc float64
 				for n := range g.n {
 					gp, xp := gv[(n*g.o+oc)*outP:], x[(n*g.c+c)*inP:]
 					for od := range g.out[0] {
@@ -151,12 +155,12 @@ func convGradWeight[T float32 | float64](g *convGeom, gv, x []T) []T {
 								if iw < 0 || iw >= g.in[2] {
 									continue
 								}
-								acc += gp[(od*g.out[1]+oh)*g.out[2]+ow] * xp[(id*g.in[1]+ih)*g.in[2]+iw]
+								acc += float64(gp[(od*g.out[1]+oh)*g.out[2]+ow]) * float64(xp[(id*g.in[1]+ih)*g.in[2]+iw])
 							}
 						}
 					}
 				}
-				gw[oci*kP+kk] = acc
+				gw[oci*kP+kk] = T(acc)
 			}
 		}
 		return nil
@@ -169,13 +173,13 @@ func convGradBias[T float32 | float64](g *convGeom, gv []T) []T {
 	_, _, outP := g.planes()
 	gb := make([]T, g.o)
 	for oc := range g.o {
-		var acc T
+		var acc float64
 		for n := range g.n {
 			for _, v := range gv[(n*g.o+oc)*outP:][:outP] {
-				acc += v
+				acc += float64(v)
 			}
 		}
-		gb[oc] = acc
+		gb[oc] = T(acc)
 	}
 	return gb
 }

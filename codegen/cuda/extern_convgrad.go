@@ -42,7 +42,7 @@ func (x *xgen) convGradInput(cp *convP) func(lowering.Operand) error {
 // channel ci of oc's group.
 func (x *xgen) convGradWeight(cp *convP) func(lowering.Operand) error {
 	return func(o lowering.Operand) error {
-		acc := cType(dtInfos[o.Layout.DType].reg)
+		acc := "double" // convGradAcc
 		x.e.line("const long long cg = (%s), og = (%s) / %d;", cp.wt.Layout.Shape[1].Code(), cp.wt.Layout.Shape[0].Code(), cp.groups)
 		x.e.line("const long long c = o0 / og * cg + o1;")
 		x.e.line("for (long long n = 0; n < (%s); ++n) {", cp.gout.Layout.Shape[0].Code())
@@ -66,7 +66,7 @@ func (x *xgen) convGradWeight(cp *convP) func(lowering.Operand) error {
 // convGradBias: gb[oc] sums g[n, oc, q] over the batch and positions.
 func (x *xgen) convGradBias(cp *convP) func(lowering.Operand) error {
 	return func(o lowering.Operand) error {
-		acc := cType(dtInfos[o.Layout.DType].reg)
+		acc := "double" // convGradAcc
 		x.e.line("for (long long n = 0; n < (%s); ++n) {", cp.gout.Layout.Shape[0].Code())
 		x.e.in()
 		gi := []string{"n", "o0"}

@@ -132,8 +132,18 @@ func (x *xgen) convolutionBackward() error {
 	sizes := x.workOverOuts(e)
 	x.headerAs("one thread per output element", nil)
 	bodies := []func(lowering.Operand) error{x.convGradInput(cp), x.convGradWeight(cp), x.convGradBias(cp)}
-	return x.eachOutElement(e, sizes, func(o lowering.Operand) string { return cType(dtInfos[o.Layout.DType].reg) },
+	return x.eachOutElement(e, sizes, func(o lowering.Operand) string { return convGradAcc(e, o) },
 		func(i int, o lowering.Operand) error { return bodies[i](o) })
+}
+
+// convGradAcc is the type an output of convolution_backward sums in:
+// grad_input's short sums in its register type, grad_weight's and
+// grad_bias's long ones (batch × positions) in double, as rt's.
+func convGradAcc(e *lowering.Extern, o lowering.Operand) string {
+	if o.Buffer == e.Outs[0].Buffer {
+		return cType(dtInfos[o.Layout.DType].reg)
+	}
+	return "double"
 }
 
 func vars(v string, n int) []string {
