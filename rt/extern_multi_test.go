@@ -68,7 +68,10 @@ type externData struct {
 		BiasSizes                 []int64 `json:"bias_sizes"`
 		Stride, Padding, Dilation []int64
 		Groups                    int64
-		OutputMask                []bool  `json:"output_mask"`
+		OutputMask                []bool `json:"output_mask"`
+		Transposed                bool
+		OutputPadding             []int64 `json:"output_padding"`
+		Bias, Output              jsonNum
 		GradInput                 jsonNum `json:"grad_input"`
 		GradWeight                jsonNum `json:"grad_weight"`
 		GradBias                  jsonNum `json:"grad_bias"`
@@ -172,7 +175,8 @@ func TestConvolutionBackwardMatchesPyTorch(t *testing.T) {
 				}
 			}
 			params := map[string][]int64{"stride": c.Stride, "padding": c.Padding, "dilation": c.Dilation,
-				"transposed": {0}, "groups": {c.Groups}}
+				"transposed": {b2i(c.Transposed)}, "output_padding": c.OutputPadding, "groups": {c.Groups}}
+			checkConvForward(t, c.DType, args, c.BiasSizes, c.Bias, c.Output, params, enc)
 			require.NoError(t, ExternN("aten::convolution_backward.default", outs, args, params))
 			for i, o := range outs {
 				if o == nil {
@@ -192,6 +196,23 @@ func TestConvolutionBackwardMatchesPyTorch(t *testing.T) {
 	}
 }
 
+// checkConvForward runs aten::convolution on the case's input, weight and
+// bias (args[1:]) into grad_output's shape and compares with PyTorch's
+// forward (exact: multiples of 1/8).
+func checkConvForward(t *testing.T, dt string, args []*Tensor, biasSizes []int64, bias, want jsonNum,
+	params map[string][]int64, enc func([]int64, jsonNum) *Tensor) {
+	t.Helper()
+	var b *Tensor
+	if bias != nil {
+		b = enc(biasSizes, bias)
+	}
+	out := NewTensor(dt, args[0].Shape)
+	require.NoError(t, Extern("aten::convolution.default", out, []*Tensor{args[1], args[2], b}, params))
+	for j, v := range want.floats(t) {
+		require.Equal(t, v, decodeFloat(dt, out.Data, int64(j)), fmt.Sprintf("forward [%d]", j))
+	}
+}
+
 func TestExternNRefusesBadInput(t *testing.T) {
 	x := NewTensor("f32", []int64{2, 5})
 	v, i := NewTensor("f32", []int64{2, 6}), NewTensor("i64", []int64{2, 6})
@@ -208,7 +229,10 @@ func TestExternNRefusesBadInput(t *testing.T) {
 	err = ExternN("aten::convolution_backward", []*Tensor{nil, nil, nil}, []*Tensor{g, in, w}, map[string][]int64{"stride": {0}})
 	require.ErrorContains(t, err, "must be positive")
 	err = ExternN("aten::convolution_backward", []*Tensor{in, nil, nil}, []*Tensor{g, in, w}, map[string][]int64{"transposed": {1}})
-	require.ErrorContains(t, err, "transposed")
+	require.ErrorContains(t, err, "do not fit groups")
+	err = ExternN("aten::convolution_backward", []*Tensor{nil, nil, nil}, []*Tensor{in, g, w},
+		map[string][]int64{"transposed": {1}, "stride": {2}, "output_padding": {2}})
+	require.ErrorContains(t, err, "output padding")
 	err = ExternN("aten::convolution_backward", []*Tensor{in, nil, nil}, []*Tensor{NewTensor("f32", []int64{1, 2, 4, 3}), in, w}, nil)
 	require.ErrorContains(t, err, "does not fit")
 	require.ErrorContains(t, ExternN("aten::nope", nil, nil, nil), "not supported")

@@ -1,5 +1,5 @@
-"""PyTorch's CPU topk, sort and convolution_backward on small cases, for kiln's
-Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
+"""PyTorch's CPU topk, sort, convolution and convolution_backward (direct and
+transposed) on small cases, for kiln's Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
 
 Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
 
@@ -105,17 +105,24 @@ def conv_cases():
     def rnd(*shape, dtype=torch.float64):
         return (torch.randint(-16, 17, shape, generator=g).to(dtype) / 8)
 
-    def add(name, xs, ws, stride, padding, dilation, groups, mask, bias=True, dtype=torch.float64):
+    def add(name, xs, ws, stride, padding, dilation, groups, mask, bias=True, dtype=torch.float64,
+            transposed=False, output_padding=None):
         x, w = rnd(*xs, dtype=dtype), rnd(*ws, dtype=dtype)
-        out = torch.nn.functional.__dict__[f"conv{len(xs) - 2}d"](x, w, None, stride, padding, dilation, groups)
+        nsp = len(xs) - 2
+        output_padding = output_padding or [0] * nsp
+        nout = ws[1] * groups if transposed else ws[0]
+        b = rnd(nout, dtype=dtype) if bias else None
+        # the forward with its bias (a transposed one is checked against it too)
+        out = torch.ops.aten.convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
         go = rnd(*out.shape, dtype=dtype)
-        bs = [ws[0]] if bias else None
-        res = torch.ops.aten.convolution_backward(go, x, w, bs, stride, padding, dilation, False,
-                                                  [0] * (len(xs) - 2), groups, mask)
+        bs = [nout] if bias else None
+        res = torch.ops.aten.convolution_backward(go, x, w, bs, stride, padding, dilation, transposed,
+                                                  output_padding, groups, mask)
         c = {"name": name, "dtype": DT[dtype], "grad_output_shape": list(go.shape), "grad_output": flat(go),
              "input_shape": xs, "input": flat(x), "weight_shape": ws, "weight": flat(w),
              "bias_sizes": bs, "stride": stride, "padding": padding, "dilation": dilation, "groups": groups,
-             "output_mask": mask}
+             "output_mask": mask, "transposed": transposed, "output_padding": output_padding,
+             "bias": None if b is None else flat(b), "output": flat(out)}
         for key, r in zip(("grad_input", "grad_weight", "grad_bias"), res):
             c[key] = None if r is None else flat(r)
         cases.append(c)
@@ -132,6 +139,20 @@ def conv_cases():
     add("conv3d", [1, 2, 4, 5, 4], [3, 2, 2, 3, 2], [1, 2, 1], [1, 0, 1], [1, 1, 2], 1, [True, True, True])
     add("conv2d_f32", [2, 3, 6, 5], [4, 3, 3, 3], [1, 2], [1, 1], [1, 1], 1, [True, True, True], dtype=torch.float32)
     add("conv2d_empty_batch", [0, 3, 5, 5], [4, 3, 3, 3], [1, 1], [0, 0], [1, 1], 1, [True, True, True])
+    # transposed: the weight is [in, out/groups, k...]
+    add("convT2d_plain", [2, 3, 4, 4], [3, 2, 3, 3], [1, 1], [0, 0], [1, 1], 1, [True, True, True], transposed=True)
+    add("convT2d_stride_pad_outpad_groups", [2, 4, 5, 5], [4, 3, 3, 3], [2, 2], [1, 1], [1, 1], 2,
+        [True, True, True], transposed=True, output_padding=[1, 1])
+    add("convT2d_dilation", [1, 2, 4, 3], [2, 3, 2, 3], [2, 1], [1, 2], [2, 2], 1, [True, True, False],
+        transposed=True, output_padding=[1, 0], bias=False)
+    add("convT2d_mask_w_b", [2, 3, 3, 3], [3, 4, 4, 4], [2, 2], [1, 1], [1, 1], 1, [False, True, True],
+        transposed=True)
+    add("convT1d", [3, 4, 5], [4, 3, 3], [3], [1], [1], 2, [True, True, True], transposed=True,
+        output_padding=[2])
+    add("convT3d", [1, 2, 3, 2, 3], [2, 2, 2, 2, 2], [1, 2, 1], [0, 1, 1], [1, 1, 2], 1, [True, True, True],
+        transposed=True, output_padding=[0, 1, 0])
+    add("convT2d_f32", [2, 3, 4, 4], [3, 2, 3, 3], [2, 2], [1, 1], [1, 1], 1, [True, True, True],
+        dtype=torch.float32, transposed=True, output_padding=[1, 1])
     return cases
 
 
