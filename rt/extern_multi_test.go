@@ -76,6 +76,13 @@ type externData struct {
 		GradWeight                jsonNum `json:"grad_weight"`
 		GradBias                  jsonNum `json:"grad_bias"`
 	} `json:"convolution_backward"`
+	AdaptiveAvgPool2dBackward []struct {
+		Name, DType string
+		IS          []int64 `json:"input_shape"`
+		GOS         []int64 `json:"grad_output_shape"`
+		GO          jsonNum `json:"grad_output"`
+		GradInput   jsonNum `json:"grad_input"`
+	} `json:"adaptive_avg_pool2d_backward"`
 }
 
 func loadExternData(t *testing.T) *externData {
@@ -255,4 +262,27 @@ func TestSortMatchesPyTorch(t *testing.T) {
 			require.Equal(t, tensorOf(t, c.DType, c.Shape, c.Values).Data, vals.Data, "values, bit for bit")
 		})
 	}
+}
+
+// TestAdaptiveAvgPool2dBackwardMatchesPyTorch: random values, bit-exact
+// (the division order grad / kh / kw and the summation order are ATen's).
+func TestAdaptiveAvgPool2dBackwardMatchesPyTorch(t *testing.T) {
+	d := loadExternData(t)
+	require.GreaterOrEqual(t, len(d.AdaptiveAvgPool2dBackward), 5)
+	for _, c := range d.AdaptiveAvgPool2dBackward {
+		t.Run(c.Name, func(t *testing.T) {
+			g := NewTensor(c.DType, c.GOS)
+			for i, v := range c.GO.floats(t) {
+				encodeFloat(c.DType, g.Data, int64(i), v)
+			}
+			out := NewTensor(c.DType, c.IS)
+			require.NoError(t, Extern("aten::_adaptive_avg_pool2d_backward.default", out, []*Tensor{g, NewTensor(c.DType, c.IS)}, nil))
+			for j, v := range c.GradInput.floats(t) {
+				require.Equal(t, v, decodeFloat(c.DType, out.Data, int64(j)), fmt.Sprintf("[%d]", j))
+			}
+		})
+	}
+	x, g := NewTensor("f32", []int64{1, 2, 5, 5}), NewTensor("f32", []int64{1, 3, 2, 2})
+	err := Extern("aten::_adaptive_avg_pool2d_backward.default", NewTensor("f32", x.Shape), []*Tensor{g, x}, nil)
+	require.ErrorContains(t, err, "same leading sizes")
 }

@@ -1,10 +1,12 @@
 """PyTorch's CPU topk, sort, convolution and convolution_backward (direct and
-transposed) on small cases, for kiln's Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
+transposed) and _adaptive_avg_pool2d_backward on small cases, for kiln's Go
+runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
 
 Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
 
 Inputs are small integers or multiples of 1/8 (exact in every float
-dtype), so topk's ties are real ties and convolution sums are exact in f64.
+dtype), so topk's ties are real ties and convolution sums are exact in f64;
+the adaptive pool's are random, so that rt must round as ATen does.
 """
 import json
 import math
@@ -156,10 +158,29 @@ def conv_cases():
     return cases
 
 
+def adaptive_avg_pool_backward_cases():
+    # random values, not multiples of 1/8: the division order (grad / kh /
+    # kw, in the dtype) and the summation order must both be ATen's
+    g = torch.Generator().manual_seed(23)
+    cases = []
+    for name, xs, os_, dt in (("7x9_to_3x5", [2, 3, 7, 9], [3, 5], torch.float32),
+                              ("8x8_to_4x4", [2, 3, 8, 8], [4, 4], torch.float32),
+                              ("5x3_to_7x2_upsampling", [1, 2, 5, 3], [7, 2], torch.float32),
+                              ("10x6_to_3x4_f64", [2, 2, 10, 6], [3, 4], torch.float64),
+                              ("unbatched_6x7_to_4x3", [3, 6, 7], [4, 3], torch.float32)):
+        x = torch.randn(*xs, generator=g, dtype=dt)
+        go = torch.randn(*xs[:-2], *os_, generator=g, dtype=dt)
+        gx = torch.ops.aten._adaptive_avg_pool2d_backward(go, x)
+        cases.append({"name": name, "dtype": DT[dt], "input_shape": xs, "grad_output_shape": list(go.shape),
+                      "grad_output": flat(go), "grad_input": flat(gx)})
+    return cases
+
+
 def main():
     print(json.dumps({"torch": torch.__version__, "generator": "tools/externs/gen.py",
                       "topk": topk_cases(), "sort": sort_cases(),
-                      "convolution_backward": conv_cases()}, separators=(",", ":")))
+                      "convolution_backward": conv_cases(),
+                      "adaptive_avg_pool2d_backward": adaptive_avg_pool_backward_cases()}, separators=(",", ":")))
 
 
 if __name__ == "__main__":
