@@ -44,6 +44,7 @@ var decomposed = []Rule{
 	{"aten::native_layer_norm.default", "upcast, var_mean(correction=0, keepdim), add eps, rsqrt, sub, mul, weight mul, bias add; mean/rstd in the input dtype on CPU (" + refs + " native_layer_norm/_normalize)", nativeLayerNorm},
 	{"aten::layer_norm.default", "native_layer_norm's out (ATen layer_norm)", nativeLayerNorm},
 	{"aten::native_group_norm.default", "upcast, reshape [N, group, C/group, HxW], var_mean(correction=0, keepdim), rsqrt(var+eps), sub, mul, view back, weight/bias as [1, C, 1, ..]; mean/rstd squeezed to [N, group] in the input dtype (" + refs + " native_group_norm)", nativeGroupNorm},
+	{"aten::native_group_norm_backward.default", "upcast, ds=sum(g*x, HxW), db=sum(g, HxW) per channel; grad_input = g*rstd*w + x*c2 + c3 in [N, group, C/group, HxW] with c2, c3 from the weighted group sums; grad_weight sum((ds-db*mean)*rstd, N), grad_bias sum(db, N); symbolic sizes or a non-contiguous input stay whole (" + decomps + " native_group_norm_backward)", nativeGroupNormBackward},
 	{"aten::_native_batch_norm_legit_no_training.default", "running stats in f32, 1/sqrt(var+eps), unsqueeze to [C,1,..], sub, mul, weight, bias (" + decomps + " native_batch_norm_helper, training=False)", batchNormEval},
 	{"aten::native_batch_norm.default", "training=False as _native_batch_norm_legit_no_training; training=True stays whole (batch statistics + running-stat update)", batchNormEval},
 	{"aten::batch_norm.default", "training=False as _native_batch_norm_legit_no_training's out; training=True stays whole", batchNormEval},
