@@ -2,6 +2,7 @@ package decompose
 
 import (
 	"math"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -141,4 +142,67 @@ func nearestIsBlock(out, in int64, scale float32, exact bool) bool {
 		}
 	}
 	return true
+}
+
+// pixelShuffle is refs pixel_shuffle (shuffle) and pixel_unshuffle: the
+// input viewed with the factor split out of C (or out of H and W),
+// permuted, reshaped to the result and cloned contiguous, a pointwise
+// copy. A non-contiguous input (the refs' clone keeps its memory
+// format), symbolic C, H, W or a factor that does not divide stay whole.
+func pixelShuffle(shuffle bool) buildFunc {
+	return func(e *emitter, c *ops.Call) []*ir.Value {
+		name := "downscale_factor"
+		if shuffle {
+			name = "upscale_factor"
+		}
+		x := e.tensorArg(c, "self")
+		r := e.intArg(c, name)
+		t := tensor(x)
+		if e.err != nil || t == nil {
+			return nil
+		}
+		rank := t.Rank()
+		if rank < 3 || r <= 0 || !ops.IsContiguous(t) {
+			e.whole("input of rank %d, factor %d, or a non-contiguous input", rank, r)
+			return nil
+		}
+		var chw [3]int64
+		for i := range chw {
+			v, ok := t.Shape[rank-3+i].Const()
+			if !ok {
+				e.whole("symbolic channel or spatial sizes")
+				return nil
+			}
+			chw[i] = v
+		}
+		ch, h, w := chw[0], chw[1], chw[2]
+		var batch, split, out []ir.Arg
+		var perm []int
+		for d := range rank - 3 {
+			batch = append(batch, e.size(x, d))
+			perm = append(perm, d)
+		}
+		n := rank - 3
+		if shuffle {
+			if ch%(r*r) != 0 {
+				e.whole("channels %d not divisible by %d", ch, r*r)
+				return nil
+			}
+			split = []ir.Arg{i64(ch / (r * r)), i64(r), i64(r), i64(h), i64(w)}
+			perm = append(perm, n, n+3, n+1, n+4, n+2)
+			out = []ir.Arg{i64(ch / (r * r)), i64(h * r), i64(w * r)}
+		} else {
+			if h%r != 0 || w%r != 0 {
+				e.whole("spatial sizes %dx%d not divisible by %d", h, w, r)
+				return nil
+			}
+			split = []ir.Arg{i64(ch), i64(h / r), i64(r), i64(w / r), i64(r)}
+			perm = append(perm, n, n+2, n+4, n+1, n+3)
+			out = []ir.Arg{i64(ch * r * r), i64(h / r), i64(w / r)}
+		}
+		v := e.call("aten::view.default", []ir.Arg{val(x), ir.ListArg(append(slices.Clone(batch), split...)...)})
+		v = e.call("aten::permute.default", []ir.Arg{val(v), ints(perm...)})
+		v = e.call("aten::reshape.default", []ir.Arg{val(v), ir.ListArg(append(batch, out...)...)})
+		return []*ir.Value{e.call("aten::clone.default", []ir.Arg{val(v)}, kw("memory_format", ir.EnumArg("contiguous_format")))}
+	}
 }
