@@ -38,6 +38,7 @@ func externRules() map[string]rule {
 	t["sort"] = lowerSort
 	t["sort.stable"] = lowerSort
 	t["convolution_backward"] = lowerConvBackward
+	t["upsample_bilinear2d_backward"] = lowerUpsampleBilinearBackward
 	t["_scaled_dot_product_flash_attention_for_cpu"] = lowerSDPAFlashCPU
 	t["_scaled_dot_product_flash_attention_for_cpu_backward"] = lowerSDPAFlashCPUBackward
 	return t

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -83,6 +84,14 @@ type externData struct {
 		GO          jsonNum `json:"grad_output"`
 		GradInput   jsonNum `json:"grad_input"`
 	} `json:"adaptive_avg_pool2d_backward"`
+	UpsampleBilinear2dBackward []struct {
+		Name, DType string
+		IS          []int64 `json:"input_size"`
+		OS          []int64 `json:"output_size"`
+		Align       bool    `json:"align_corners"`
+		GO          jsonNum `json:"grad_output"`
+		GradInput   jsonNum `json:"grad_input"`
+	} `json:"upsample_bilinear2d_backward"`
 }
 
 func loadExternData(t *testing.T) *externData {
@@ -285,4 +294,28 @@ func TestAdaptiveAvgPool2dBackwardMatchesPyTorch(t *testing.T) {
 	x, g := NewTensor("f32", []int64{1, 2, 5, 5}), NewTensor("f32", []int64{1, 3, 2, 2})
 	err := Extern("aten::_adaptive_avg_pool2d_backward.default", NewTensor("f32", x.Shape), []*Tensor{g, x}, nil)
 	require.ErrorContains(t, err, "same leading sizes")
+}
+
+// TestUpsampleBilinear2dBackwardMatchesPyTorch: random values, bit-exact
+// (ATen's weights in opmath, products and scatter order).
+func TestUpsampleBilinear2dBackwardMatchesPyTorch(t *testing.T) {
+	d := loadExternData(t)
+	require.GreaterOrEqual(t, len(d.UpsampleBilinear2dBackward), 6)
+	for _, c := range d.UpsampleBilinear2dBackward {
+		t.Run(c.Name, func(t *testing.T) {
+			g := NewTensor(c.DType, append(slices.Clone(c.IS[:2]), c.OS...))
+			for i, v := range c.GO.floats(t) {
+				encodeFloat(c.DType, g.Data, int64(i), v)
+			}
+			out := NewTensor(c.DType, c.IS)
+			params := map[string][]int64{"output_size": c.OS, "input_size": c.IS, "align_corners": {b2i(c.Align)}}
+			require.NoError(t, Extern("aten::upsample_bilinear2d_backward.default", out, []*Tensor{g}, params))
+			for j, v := range c.GradInput.floats(t) {
+				require.Equal(t, v, decodeFloat(c.DType, out.Data, int64(j)), fmt.Sprintf("[%d]", j))
+			}
+		})
+	}
+	err := Extern("aten::upsample_bilinear2d_backward.default", NewTensor("f32", []int64{1, 1, 3, 3}),
+		[]*Tensor{NewTensor("f32", []int64{1, 1, 2, 2})}, map[string][]int64{"output_size": {5, 5}, "input_size": {1, 1, 3, 3}})
+	require.ErrorContains(t, err, "do not fit")
 }

@@ -1,12 +1,13 @@
 """PyTorch's CPU topk, sort, convolution and convolution_backward (direct and
-transposed) and _adaptive_avg_pool2d_backward on small cases, for kiln's Go
-runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
+transposed), _adaptive_avg_pool2d_backward and upsample_bilinear2d_backward
+on small cases, for kiln's Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
 
 Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
 
 Inputs are small integers or multiples of 1/8 (exact in every float
 dtype), so topk's ties are real ties and convolution sums are exact in f64;
-the adaptive pool's are random, so that rt must round as ATen does.
+the adaptive pool's and the bilinear backward's are random, so that rt must
+round as ATen does.
 """
 import json
 import math
@@ -176,11 +177,29 @@ def adaptive_avg_pool_backward_cases():
     return cases
 
 
+def upsample_bilinear_backward_cases():
+    # random values: rt must take ATen's weights, products and order
+    g = torch.Generator().manual_seed(29)
+    cases = []
+    for name, xs, os_, align, dt in (("3x4_to_5x7", [1, 2, 3, 4], [5, 7], False, torch.float32),
+                                     ("3x4_to_5x7_align", [1, 2, 3, 4], [5, 7], True, torch.float32),
+                                     ("8x6_to_3x4_down", [2, 1, 8, 6], [3, 4], False, torch.float32),
+                                     ("5x5_to_1x9_align", [1, 3, 5, 5], [1, 9], True, torch.float32),
+                                     ("4x4_same_size", [1, 1, 4, 4], [4, 4], False, torch.float32),
+                                     ("3x4_to_6x8_f64", [2, 2, 3, 4], [6, 8], False, torch.float64)):
+        go = torch.randn(*xs[:2], *os_, generator=g, dtype=dt)
+        gx = torch.ops.aten.upsample_bilinear2d_backward(go, os_, xs, align)
+        cases.append({"name": name, "dtype": DT[dt], "input_size": xs, "output_size": os_,
+                      "align_corners": align, "grad_output": flat(go), "grad_input": flat(gx)})
+    return cases
+
+
 def main():
     print(json.dumps({"torch": torch.__version__, "generator": "tools/externs/gen.py",
                       "topk": topk_cases(), "sort": sort_cases(),
                       "convolution_backward": conv_cases(),
-                      "adaptive_avg_pool2d_backward": adaptive_avg_pool_backward_cases()}, separators=(",", ":")))
+                      "adaptive_avg_pool2d_backward": adaptive_avg_pool_backward_cases(),
+                      "upsample_bilinear2d_backward": upsample_bilinear_backward_cases()}, separators=(",", ":")))
 
 
 if __name__ == "__main__":
