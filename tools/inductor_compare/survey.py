@@ -447,6 +447,34 @@ NOTES = {
                                   "passes/decompose/rules_group_norm.go, so the normalization is an r-stage of the "
                                   "statistics' kernel); Inductor: statistics (outer-loop fused), per-channel scale and "
                                   "shift, normalization",
+    "adaptive_avg_pool2d 7x9 to 3x5, forward and backward": "the backward is an extern call on both sides, as "
+                                                             "Inductor's fallback (rt/adaptive_pool_backward.go, "
+                                                             "bit-exact with ATen's CPU kernel)",
+    "conv_transpose2d stride 2, groups 2, forward and backward": "both: the convolution and its backward as "
+                                                                  "extern calls; Inductor's 6 fused kernels copy "
+                                                                  "operands to channels-last and back for oneDNN; "
+                                                                  "kiln's rt runs a transposed convolution through "
+                                                                  "the direct one it is the adjoint of",
+    "upsample bilinear, forward and backward": "the backward is an extern call on both sides, as Inductor's "
+                                               "fallback (rt/upsample_backward.go: ATen's weights and its AVX2 "
+                                               "build's fused multiply-adds, bit-exact)",
+    "cumsum, forward and backward": "Inductor's CPU backend runs both scans as aten.cumsum fallbacks; its 2 fused "
+                                    "kernels are the backward's flips. kiln runs the scans itself: the forward "
+                                    "scan, the backward scan reading its input flipped, and the last flip, which "
+                                    "a scan's epilogue does not take (testdata/fusion/scan_flip_refused.txtar)",
+    "index_add, forward and backward": "Inductor: the copy of x, then one kernel over the index's [4, 7] doing the "
+                                       "scatter-add (atomic_add) and grad_source's index_select; kiln's "
+                                       "scatter-add kernel is serial (indices may repeat, no atomics) and never "
+                                       "fuses, so the index_select is a third kernel",
+    "scatter_add, forward and backward": "as index_add: Inductor fuses the atomic scatter-add with grad_src's "
+                                         "gather over the index's space; kiln's serial scatter does not fuse",
+    "gru_cell, forward and backward": "functionalize writes the in-place gate updates (add_, sigmoid_, mul_ on "
+                                      "unsafe_split pieces of an addmm) back into the addmm's result as "
+                                      "slice_scatters, 3 kernels that materialize it; Inductor reads each "
+                                      "piece from its source instead (no kernel); the rest is 3 on both sides",
+    "embedding_bag mean, forward and backward": "Inductor: _embedding_bag and _embedding_bag_backward as aten "
+                                                "fallbacks (lowering.py make_fallback), no kernels; kiln has no "
+                                                "extern for them yet (interp runs them)",
 }
 
 
