@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -61,6 +62,11 @@ func rebound(owner, k *Kernel) *Kernel {
 			if in.Access != nil {
 				a := *in.Access
 				a.Buffer = to(a.Buffer)
+				// indirect indices are this copy's instructions, not the owner's
+				a.Indirect = make([]*Instr, len(in.Access.Indirect))
+				for i, x := range in.Access.Indirect {
+					a.Indirect[i] = cmp.Or(copied[x], x)
+				}
 				c.Access = &a
 			}
 			copied[in] = &c

@@ -26,7 +26,12 @@ const (
 	// maxInlineLoads bounds the producer's own loads (memory traffic the
 	// consumer takes on).
 	maxInlineLoads = 2
-	// maxInlineSites bounds the loads one producer is inlined into.
+	// maxInlineSites bounds the loads one producer that reads memory is
+	// inlined into. One that reads none (index arithmetic over arange: the
+	// source rows and columns of a bilinear resize, read by every corner;
+	// arithmeticOnly) inlines anywhere, as Inductor leaves a Pointwise unrealized however
+	// many users it has unless it reads more than realize_reads_threshold
+	// buffers (ir.py TensorBox.mark_reuse).
 	maxInlineSites = 4
 	// maxInlineRatio bounds the consumer's space against the producer's
 	// when the producer calls anything but plain arithmetic: a value
@@ -64,6 +69,7 @@ func inlineCheap(p *Program) {
 		}
 	}
 	ix := newAccessIndex(p)
+	arith := arithmeticOnly(p)
 	// Last producer first: once a consumer computes it, the producer's own
 	// producers are read from the consumer's space, where they may inline.
 	for i := len(p.Kernels) - 1; i >= 0; i-- {
@@ -83,7 +89,7 @@ func inlineCheap(p *Program) {
 		if !ok || len(sites) == 0 {
 			continue
 		}
-		if len(sites) > maxInlineSites {
+		if len(sites) > maxInlineSites && !arith[b] {
 			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: read at %d places over other spaces (max %d)",
 				k.Name, kernelOrigin(k), len(sites), maxInlineSites))
 			continue
@@ -105,6 +111,30 @@ func inlineCheap(p *Program) {
 	// Dropped at once: a delete per producer moved the rest of the program
 	// each time (0.7 s on a 100k-node graph of mutations).
 	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return ix.gone[k] })
+}
+
+// arithmeticOnly are the buffers of cheap producers that read no memory
+// but other such buffers: values computed from indices alone (arange and
+// the arithmetic over it), which inline at any number of sites.
+func arithmeticOnly(p *Program) map[*Buffer]bool {
+	arith := map[*Buffer]bool{}
+	for _, k := range p.Kernels {
+		b, _, ok := cheapProducer(k)
+		if !ok || b.Kind != BufIntermediate {
+			continue
+		}
+		pure := true
+		for _, in := range k.Stages[0].Body {
+			if in.Op == OpLoad && !arith[in.Access.Buffer] {
+				pure = false
+				break
+			}
+		}
+		if pure {
+			arith[b] = true
+		}
+	}
+	return arith
 }
 
 // cheapProducer: k is one outer-level stage with one direct store of a

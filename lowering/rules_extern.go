@@ -22,6 +22,9 @@ var externSpecs = map[string]externSpec{
 	"bmm": {tensors: []string{"self", "mat2"}},
 	"convolution": {tensors: []string{"input", "weight", "bias"},
 		params: []string{"stride", "padding", "dilation", "transposed", "output_padding", "groups"}},
+	// Inductor's fallback too (torch 2.15 lowering.py: make_fallback; no
+	// decomposition in torch/_decomp): self gives only the shape.
+	"_adaptive_avg_pool2d_backward": {tensors: []string{"grad_output", "self"}},
 }
 
 func externRules() map[string]rule {
@@ -35,6 +38,7 @@ func externRules() map[string]rule {
 	t["sort"] = lowerSort
 	t["sort.stable"] = lowerSort
 	t["convolution_backward"] = lowerConvBackward
+	t["upsample_bilinear2d_backward"] = lowerUpsampleBilinearBackward
 	t["_scaled_dot_product_flash_attention_for_cpu"] = lowerSDPAFlashCPU
 	t["_scaled_dot_product_flash_attention_for_cpu_backward"] = lowerSDPAFlashCPUBackward
 	return t

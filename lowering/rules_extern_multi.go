@@ -101,8 +101,12 @@ func lowerSelect(l *lowerer, c *ops.Call, params map[string][]int64, flags ...st
 
 // lowerConvBackward is convolution_backward as one extern call computing
 // the outputs output_mask asks for and the graph reads. bias_sizes only
-// decides whether grad_bias exists (fakeprop typed it); a transposed
-// convolution's backward has no extern kernel.
+// decides whether grad_bias exists (fakeprop typed it). A transposed
+// convolution's backward is an extern call too, as Inductor's on CPU
+// (torch 2.15: decomposition.py splits grad_bias off only on a GPU, and
+// kernel/conv.py's convolution_backward lowering has no template for a
+// transposed one, so ATen's kernel runs): rt computes it through the
+// direct convolution it is the adjoint of.
 func lowerConvBackward(l *lowerer, c *ops.Call) error {
 	args := make([]Operand, 3)
 	for i, name := range []string{"grad_output", "input", "weight"} {
@@ -127,10 +131,6 @@ func lowerConvBackward(l *lowerer, c *ops.Call) error {
 			return noLowering(c.Node, "extern kernels take constant parameters", "%s: %v", c.Op, err)
 		}
 		params[name] = vals
-	}
-	if t := params["transposed"]; len(t) > 0 && t[0] != 0 {
-		return noLowering(c.Node, "kiln's convolution_backward extern computes direct convolutions only; interp runs the transposed case",
-			"%s: transposed=True has no extern kernel", c.Op)
 	}
 	outs, live, err := l.externOuts(c)
 	if err != nil || !live {

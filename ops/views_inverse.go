@@ -36,23 +36,27 @@ const (
 )
 
 var inverseKinds = map[string]InverseKind{
-	"aten::view.default":             InverseReshape,
-	"aten::_unsafe_view.default":     InverseReshape,
-	"aten::reshape.default":          InverseReshape,
-	"aten::_reshape_alias.default":   InverseReshape,
-	"aten::view_as.default":          InverseReshape,
-	"aten::view.dtype":               InverseDType,
-	"aten::alias.default":            InverseAlias,
-	"aten::detach.default":           InverseAlias,
-	"aten::lift_fresh.default":       InverseAlias,
-	"aten::transpose.int":            InverseSelf,
-	"aten::t.default":                InverseSelf,
-	"aten::permute.default":          InversePermute,
-	"aten::unsqueeze.default":        InverseSqueezeDim,
-	"aten::squeeze.default":          InverseUnsqueezeTo,
-	"aten::squeeze.dim":              InverseUnsqueezeTo,
-	"aten::squeeze.dims":             InverseUnsqueezeTo,
-	"aten::split.Tensor":             InversePiece,
+	"aten::view.default":           InverseReshape,
+	"aten::_unsafe_view.default":   InverseReshape,
+	"aten::reshape.default":        InverseReshape,
+	"aten::_reshape_alias.default": InverseReshape,
+	"aten::view_as.default":        InverseReshape,
+	"aten::view.dtype":             InverseDType,
+	"aten::alias.default":          InverseAlias,
+	"aten::detach.default":         InverseAlias,
+	"aten::lift_fresh.default":     InverseAlias,
+	"aten::transpose.int":          InverseSelf,
+	"aten::t.default":              InverseSelf,
+	"aten::permute.default":        InversePermute,
+	"aten::unsqueeze.default":      InverseSqueezeDim,
+	"aten::squeeze.default":        InverseUnsqueezeTo,
+	"aten::squeeze.dim":            InverseUnsqueezeTo,
+	"aten::squeeze.dims":           InverseUnsqueezeTo,
+	"aten::split.Tensor":           InversePiece,
+	// unsafe_split's schema claims fresh results, but ATen returns views of
+	// self (torch/_decomp makes it split): a write into a piece is one into
+	// self, as lstm_cell's traced gates do (sigmoid_ on a chunk).
+	"aten::unsafe_split.Tensor":      InversePiece,
 	"aten::split_with_sizes.default": InversePiece,
 	"aten::chunk.default":            InversePiece,
 	"aten::narrow.default":           InversePiece,
@@ -114,7 +118,7 @@ func PieceRange(c *Call, self *ir.TensorType, out, count int) (dim int, start, e
 			start = sym.Add(start, s)
 		}
 		return dim, start, sym.Add(start, sizes[out]), nil
-	case "split":
+	case "split", "unsafe_split":
 		if length, err = c.SymInt("split_size"); err != nil {
 			return 0, start, end, err
 		}

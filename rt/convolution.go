@@ -28,13 +28,35 @@ func convParam(params map[string][]int64, name string, dims int, def int64) ([3]
 	return v, nil
 }
 
+func isTransposed(params map[string][]int64) bool {
+	t := params["transposed"]
+	return len(t) > 0 && t[0] != 0
+}
+
+// newConvGeom is the geometry of the direct convolution from x to out
+// with weight w. A transposed convolution from x to out is the adjoint of
+// the direct one from out to x, with the same weight ([in, out/groups,
+// k...] is a direct weight [out, in/groups, k...] read the other way), so
+// for transposed=True it returns that direct convolution's geometry:
+// callers run its grad_input walk as the transposed forward, and so on.
 func newConvGeom(out, x, w *Tensor, params map[string][]int64) (*convGeom, error) {
 	dims := len(x.Shape) - 2
 	if dims < 1 || dims > 3 || len(w.Shape) != dims+2 || len(out.Shape) != dims+2 {
 		return nil, fmt.Errorf("aten::convolution: unsupported ranks: input %v, weight %v", x.Shape, w.Shape)
 	}
-	if t := params["transposed"]; len(t) > 0 && t[0] != 0 {
-		return nil, fmt.Errorf("aten::convolution: transposed convolution is not supported by the Go backend")
+	if isTransposed(params) {
+		op, err := convParam(params, "output_padding", dims, 0)
+		if err != nil {
+			return nil, err
+		}
+		st, _ := convParam(params, "stride", dims, 1)
+		dl, _ := convParam(params, "dilation", dims, 1)
+		for d := range 3 {
+			if op[d] < 0 || (op[d] >= st[d] && op[d] >= dl[d]) {
+				return nil, fmt.Errorf("aten::convolution: output padding %v must be smaller than either stride %v or dilation %v", op, st, dl)
+			}
+		}
+		out, x = x, out
 	}
 	g := &convGeom{n: x.Shape[0], c: x.Shape[1], o: w.Shape[0], groups: 1}
 	if p := params["groups"]; len(p) > 0 {
@@ -72,7 +94,9 @@ func newConvGeom(out, x, w *Tensor, params map[string][]int64) (*convGeom, error
 	return g, nil
 }
 
-// convolution is a direct (non-transposed) convolution with bias.
+// convolution is a convolution with bias: a direct one computes each
+// output plane as a gather (convPlane); a transposed one is its direct
+// adjoint's grad_input walk, plus the bias.
 func convolution[T float32 | float64](out *Tensor, args []*Tensor, params map[string][]int64) error {
 	if len(args) < 2 {
 		return fmt.Errorf("aten::convolution: want input and weight, got %d operands", len(args))
@@ -94,9 +118,12 @@ func convolution[T float32 | float64](out *Tensor, args []*Tensor, params map[st
 		if bias, err = loadAs[T](args[2]); err != nil {
 			return fmt.Errorf("aten::convolution: bias: %w", err)
 		}
-		if int64(len(bias)) != g.o {
-			return fmt.Errorf("aten::convolution: bias has %d elements, want %d", len(bias), g.o)
+		if int64(len(bias)) != out.Shape[1] {
+			return fmt.Errorf("aten::convolution: bias has %d elements, want %d", len(bias), out.Shape[1])
 		}
+	}
+	if isTransposed(params) {
+		return storeAs(out, convTransposed(g, x, w, bias))
 	}
 	outPlane := g.out[0] * g.out[1] * g.out[2]
 	ov := make([]T, g.n*g.o*outPlane)
@@ -155,4 +182,17 @@ func convPlane[T float32 | float64](g *convGeom, x, w, bias []T, dst []T, n, oc 
 			}
 		}
 	}
+}
+
+// convTransposed is the transposed convolution whose direct adjoint has
+// geometry g (out is g's input): grad_input's walk over x, plus the bias.
+func convTransposed[T float32 | float64](g *convGeom, x, w, bias []T) []T {
+	y := convGradInput(g, x, w)
+	if bias != nil {
+		inP, _, _ := g.planes()
+		for i := range y {
+			y[i] += bias[int64(i)/inP%g.c]
+		}
+	}
+	return y
 }

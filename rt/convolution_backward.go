@@ -5,8 +5,8 @@ import (
 	"slices"
 )
 
-// convolutionBackward is aten::convolution_backward for a direct
-// convolution: args are grad_output, input and weight; outs are
+// convolutionBackward is aten::convolution_backward, direct or
+// transposed: args are grad_output, input and weight; outs are
 // grad_input, grad_weight and grad_bias, each nil when output_mask (or
 // the graph) does not ask for it. Every output element is a gather (no
 // scatter), so output planes run in parallel without atomics. grad_input
@@ -25,7 +25,11 @@ func convolutionBackward[T float32 | float64](outs, args []*Tensor, params map[s
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	for i, want := range [][]int64{xt.Shape, wt.Shape, {g.o}} {
+	bias := g.o
+	if isTransposed(params) {
+		bias = g.c
+	}
+	for i, want := range [][]int64{xt.Shape, wt.Shape, {bias}} {
 		if o := outs[i]; o != nil && !slices.Equal(o.Shape, want) {
 			return fmt.Errorf("%s: output %d has shape %v, want %v", op, i, o.Shape, want)
 		}
@@ -33,6 +37,9 @@ func convolutionBackward[T float32 | float64](outs, args []*Tensor, params map[s
 	gv, err := loadAs[T](gt)
 	if err != nil {
 		return fmt.Errorf("%s: grad_output: %w", op, err)
+	}
+	if isTransposed(params) {
+		return convTransposedBackward(g, outs, gv, xt, wt)
 	}
 	if o := outs[0]; o != nil {
 		w, err := loadAs[T](wt)
@@ -54,6 +61,59 @@ func convolutionBackward[T float32 | float64](outs, args []*Tensor, params map[s
 	}
 	if o := outs[2]; o != nil {
 		if err := storeAs(o, convGradBias(g, gv)); err != nil {
+			return fmt.Errorf("%s: grad_bias: %w", op, err)
+		}
+	}
+	return nil
+}
+
+// convTransposedBackward is the backward of a transposed convolution
+// whose direct adjoint has geometry g (grad_output is g's input, the
+// transposed input g's output): grad_input is the direct convolution of
+// grad_output, grad_weight the direct one's weight gradient with the
+// roles of its input and output gradient swapped, grad_bias the sum of
+// grad_output per channel.
+func convTransposedBackward[T float32 | float64](g *convGeom, outs []*Tensor, gv []T, xt, wt *Tensor) error {
+	const op = "aten::convolution_backward"
+	if o := outs[0]; o != nil {
+		w, err := loadAs[T](wt)
+		if err != nil {
+			return fmt.Errorf("%s: weight: %w", op, err)
+		}
+		_, _, outP := g.planes()
+		gx := make([]T, g.n*g.o*outP)
+		_ = ParallelFor(g.n*g.o, g.c/g.groups*g.k[0]*g.k[1]*g.k[2]*outP, func(lo, hi int64) error {
+			for no := lo; no < hi; no++ {
+				convPlane(g, gv, w, nil, gx[no*outP:(no+1)*outP], no/g.o, no%g.o)
+			}
+			return nil
+		})
+		if err := storeAs(o, gx); err != nil {
+			return fmt.Errorf("%s: grad_input: %w", op, err)
+		}
+	}
+	if o := outs[1]; o != nil {
+		x, err := loadAs[T](xt)
+		if err != nil {
+			return fmt.Errorf("%s: input: %w", op, err)
+		}
+		if err := storeAs(o, convGradWeight(g, x, gv)); err != nil {
+			return fmt.Errorf("%s: grad_weight: %w", op, err)
+		}
+	}
+	if o := outs[2]; o != nil {
+		inP, _, _ := g.planes()
+		gb := make([]T, g.c)
+		for c := range g.c {
+			var acc float64 // as convGradBias: a long sum
+			for n := range g.n {
+				for _, v := range gv[(n*g.c+c)*inP:][:inP] {
+					acc += float64(v)
+				}
+			}
+			gb[c] = T(acc)
+		}
+		if err := storeAs(o, gb); err != nil {
 			return fmt.Errorf("%s: grad_bias: %w", op, err)
 		}
 	}

@@ -32,6 +32,16 @@ func Extern(op string, out *Tensor, args []*Tensor, params map[string][]int64) e
 			return convolution[float64](out, args, params)
 		}
 		return convolution[float32](out, args, params)
+	case "aten::upsample_bilinear2d_backward":
+		if out.DType == "f64" {
+			return upsampleBilinear2dBackward[float64](out, args, params)
+		}
+		return upsampleBilinear2dBackward[float32](out, args, params)
+	case "aten::_adaptive_avg_pool2d_backward":
+		if out.DType == "f64" {
+			return adaptiveAvgPool2dBackward[float64](out, args)
+		}
+		return adaptiveAvgPool2dBackward[float32](out, args)
 	}
 	return fmt.Errorf("extern op %s is not supported by the Go backend", op)
 }

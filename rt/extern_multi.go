@@ -24,9 +24,6 @@ func ExternN(op string, outs []*Tensor, args []*Tensor, params map[string][]int6
 		if len(args) == 0 || args[0] == nil {
 			return fmt.Errorf("%s: want grad_output, input and weight", op)
 		}
-		if t := params["transposed"]; len(t) > 0 && t[0] != 0 {
-			return fmt.Errorf("%s: transposed convolution is not supported by the Go backend", op)
-		}
 		for i, o := range outs {
 			if o != nil && o.DType != args[0].DType {
 				return fmt.Errorf("%s: output %d is %s, grad_output is %s", op, i, o.DType, args[0].DType)

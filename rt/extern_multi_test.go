@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -68,11 +69,29 @@ type externData struct {
 		BiasSizes                 []int64 `json:"bias_sizes"`
 		Stride, Padding, Dilation []int64
 		Groups                    int64
-		OutputMask                []bool  `json:"output_mask"`
+		OutputMask                []bool `json:"output_mask"`
+		Transposed                bool
+		OutputPadding             []int64 `json:"output_padding"`
+		Bias, Output              jsonNum
 		GradInput                 jsonNum `json:"grad_input"`
 		GradWeight                jsonNum `json:"grad_weight"`
 		GradBias                  jsonNum `json:"grad_bias"`
 	} `json:"convolution_backward"`
+	AdaptiveAvgPool2dBackward []struct {
+		Name, DType string
+		IS          []int64 `json:"input_shape"`
+		GOS         []int64 `json:"grad_output_shape"`
+		GO          jsonNum `json:"grad_output"`
+		GradInput   jsonNum `json:"grad_input"`
+	} `json:"adaptive_avg_pool2d_backward"`
+	UpsampleBilinear2dBackward []struct {
+		Name, DType string
+		IS          []int64 `json:"input_size"`
+		OS          []int64 `json:"output_size"`
+		Align       bool    `json:"align_corners"`
+		GO          jsonNum `json:"grad_output"`
+		GradInput   jsonNum `json:"grad_input"`
+	} `json:"upsample_bilinear2d_backward"`
 }
 
 func loadExternData(t *testing.T) *externData {
@@ -172,7 +191,8 @@ func TestConvolutionBackwardMatchesPyTorch(t *testing.T) {
 				}
 			}
 			params := map[string][]int64{"stride": c.Stride, "padding": c.Padding, "dilation": c.Dilation,
-				"transposed": {0}, "groups": {c.Groups}}
+				"transposed": {b2i(c.Transposed)}, "output_padding": c.OutputPadding, "groups": {c.Groups}}
+			checkConvForward(t, c.DType, args, c.BiasSizes, c.Bias, c.Output, params, enc)
 			require.NoError(t, ExternN("aten::convolution_backward.default", outs, args, params))
 			for i, o := range outs {
 				if o == nil {
@@ -192,6 +212,23 @@ func TestConvolutionBackwardMatchesPyTorch(t *testing.T) {
 	}
 }
 
+// checkConvForward runs aten::convolution on the case's input, weight and
+// bias (args[1:]) into grad_output's shape and compares with PyTorch's
+// forward (exact: multiples of 1/8).
+func checkConvForward(t *testing.T, dt string, args []*Tensor, biasSizes []int64, bias, want jsonNum,
+	params map[string][]int64, enc func([]int64, jsonNum) *Tensor) {
+	t.Helper()
+	var b *Tensor
+	if bias != nil {
+		b = enc(biasSizes, bias)
+	}
+	out := NewTensor(dt, args[0].Shape)
+	require.NoError(t, Extern("aten::convolution.default", out, []*Tensor{args[1], args[2], b}, params))
+	for j, v := range want.floats(t) {
+		require.Equal(t, v, decodeFloat(dt, out.Data, int64(j)), fmt.Sprintf("forward [%d]", j))
+	}
+}
+
 func TestExternNRefusesBadInput(t *testing.T) {
 	x := NewTensor("f32", []int64{2, 5})
 	v, i := NewTensor("f32", []int64{2, 6}), NewTensor("i64", []int64{2, 6})
@@ -208,7 +245,10 @@ func TestExternNRefusesBadInput(t *testing.T) {
 	err = ExternN("aten::convolution_backward", []*Tensor{nil, nil, nil}, []*Tensor{g, in, w}, map[string][]int64{"stride": {0}})
 	require.ErrorContains(t, err, "must be positive")
 	err = ExternN("aten::convolution_backward", []*Tensor{in, nil, nil}, []*Tensor{g, in, w}, map[string][]int64{"transposed": {1}})
-	require.ErrorContains(t, err, "transposed")
+	require.ErrorContains(t, err, "do not fit groups")
+	err = ExternN("aten::convolution_backward", []*Tensor{nil, nil, nil}, []*Tensor{in, g, w},
+		map[string][]int64{"transposed": {1}, "stride": {2}, "output_padding": {2}})
+	require.ErrorContains(t, err, "output padding")
 	err = ExternN("aten::convolution_backward", []*Tensor{in, nil, nil}, []*Tensor{NewTensor("f32", []int64{1, 2, 4, 3}), in, w}, nil)
 	require.ErrorContains(t, err, "does not fit")
 	require.ErrorContains(t, ExternN("aten::nope", nil, nil, nil), "not supported")
@@ -231,4 +271,51 @@ func TestSortMatchesPyTorch(t *testing.T) {
 			require.Equal(t, tensorOf(t, c.DType, c.Shape, c.Values).Data, vals.Data, "values, bit for bit")
 		})
 	}
+}
+
+// TestAdaptiveAvgPool2dBackwardMatchesPyTorch: random values, bit-exact
+// (the division order grad / kh / kw and the summation order are ATen's).
+func TestAdaptiveAvgPool2dBackwardMatchesPyTorch(t *testing.T) {
+	d := loadExternData(t)
+	require.GreaterOrEqual(t, len(d.AdaptiveAvgPool2dBackward), 5)
+	for _, c := range d.AdaptiveAvgPool2dBackward {
+		t.Run(c.Name, func(t *testing.T) {
+			g := NewTensor(c.DType, c.GOS)
+			for i, v := range c.GO.floats(t) {
+				encodeFloat(c.DType, g.Data, int64(i), v)
+			}
+			out := NewTensor(c.DType, c.IS)
+			require.NoError(t, Extern("aten::_adaptive_avg_pool2d_backward.default", out, []*Tensor{g, NewTensor(c.DType, c.IS)}, nil))
+			for j, v := range c.GradInput.floats(t) {
+				require.Equal(t, v, decodeFloat(c.DType, out.Data, int64(j)), fmt.Sprintf("[%d]", j))
+			}
+		})
+	}
+	x, g := NewTensor("f32", []int64{1, 2, 5, 5}), NewTensor("f32", []int64{1, 3, 2, 2})
+	err := Extern("aten::_adaptive_avg_pool2d_backward.default", NewTensor("f32", x.Shape), []*Tensor{g, x}, nil)
+	require.ErrorContains(t, err, "same leading sizes")
+}
+
+// TestUpsampleBilinear2dBackwardMatchesPyTorch: random values, bit-exact
+// (ATen's weights in opmath, products and scatter order).
+func TestUpsampleBilinear2dBackwardMatchesPyTorch(t *testing.T) {
+	d := loadExternData(t)
+	require.GreaterOrEqual(t, len(d.UpsampleBilinear2dBackward), 6)
+	for _, c := range d.UpsampleBilinear2dBackward {
+		t.Run(c.Name, func(t *testing.T) {
+			g := NewTensor(c.DType, append(slices.Clone(c.IS[:2]), c.OS...))
+			for i, v := range c.GO.floats(t) {
+				encodeFloat(c.DType, g.Data, int64(i), v)
+			}
+			out := NewTensor(c.DType, c.IS)
+			params := map[string][]int64{"output_size": c.OS, "input_size": c.IS, "align_corners": {b2i(c.Align)}}
+			require.NoError(t, Extern("aten::upsample_bilinear2d_backward.default", out, []*Tensor{g}, params))
+			for j, v := range c.GradInput.floats(t) {
+				require.Equal(t, v, decodeFloat(c.DType, out.Data, int64(j)), fmt.Sprintf("[%d]", j))
+			}
+		})
+	}
+	err := Extern("aten::upsample_bilinear2d_backward.default", NewTensor("f32", []int64{1, 1, 3, 3}),
+		[]*Tensor{NewTensor("f32", []int64{1, 1, 2, 2})}, map[string][]int64{"output_size": {5, 5}, "input_size": {1, 1, 3, 3}})
+	require.ErrorContains(t, err, "do not fit")
 }

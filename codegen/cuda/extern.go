@@ -45,6 +45,10 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body = x.addmm
 	case "aten::convolution":
 		body = x.convolution
+	case "aten::_adaptive_avg_pool2d_backward":
+		body = x.adaptiveAvgPool2dBackward
+	case "aten::upsample_bilinear2d_backward":
+		body = x.upsampleBilinear2dBackward
 	case "aten::topk", "aten::sort":
 		body, multi = x.topk, true
 	case "aten::convolution_backward":
@@ -55,6 +59,7 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body, multi = x.sdpaBackward, true
 	default:
 		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, sort, convolution_backward, "+
+			"_adaptive_avg_pool2d_backward, upsample_bilinear2d_backward, "+
 			"_scaled_dot_product_flash_attention_for_cpu and its backward)", k.Name, e.Op)
 	}
 	for _, o := range e.Outs {

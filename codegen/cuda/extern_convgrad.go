@@ -37,6 +37,33 @@ func (x *xgen) convGradInput(cp *convP) func(lowering.Operand) error {
 	}
 }
 
+// convDirect: a transposed convolution's grad_input, the direct
+// convolution of grad_output with its weight [in, out/groups, k...]:
+// gx[n, c, i] sums g[n, grp·og + oc, i·stride - pad + k·dilation] ·
+// w[c, oc, k] over oc < og (output channels per group) and the taps.
+func (x *xgen) convDirect(cp *convP) func(lowering.Operand) error {
+	return func(o lowering.Operand) error {
+		acc := cType(dtInfos[o.Layout.DType].reg)
+		x.e.line("const long long og = (%s), cg = (%s) / %d;", cp.wt.Layout.Shape[1].Code(), cp.wt.Layout.Shape[0].Code(), cp.groups)
+		x.e.line("const long long grp = o1 / cg;")
+		x.e.line("for (long long oc = 0; oc < og; ++oc) {")
+		x.e.in()
+		gi, wi := []string{"o0", "grp * og + oc"}, []string{"o1", "oc"}
+		for d := 0; d < cp.nsp; d++ {
+			x.e.line("for (long long k%d = 0; k%d < (%s); ++k%d) {", d, d, cp.wt.Layout.Shape[d+2].Code(), d)
+			x.e.in()
+			x.e.line("const long long q%d = o%d * %d - %d + k%d * %d;", d, d+2, cp.stride[d], cp.pad[d], d, cp.dil[d])
+			x.e.line("if (q%d < 0 || q%d >= (%s)) continue;", d, d, cp.gout.Layout.Shape[d+2].Code())
+			gi, wi = append(gi, fmt.Sprintf("q%d", d)), append(wi, fmt.Sprintf("k%d", d))
+		}
+		if err := x.accumulate(acc, cp.gout, gi, cp.wt, wi); err != nil {
+			return err
+		}
+		x.closeLoops(cp.nsp + 1)
+		return nil
+	}
+}
+
 // convGradWeight: gw[oc, ci, k] sums g[n, oc, q] · x[n, c, q·stride - pad
 // + k·dilation] over the batch and grad_output's positions, c the input
 // channel ci of oc's group.

@@ -108,7 +108,9 @@ func (x *xgen) topk() error {
 
 // convolutionBackward: one thread per element of every output asked for
 // (grad_input, then grad_weight, then grad_bias: w picks the output by
-// range), each a gather over the direct convolution's taps.
+// range), each a gather over the direct convolution's taps (for a
+// transposed convolution, over those of the direct one it is the adjoint
+// of).
 func (x *xgen) convolutionBackward() error {
 	e := x.k.Extern
 	if len(e.Args) != 3 || len(e.Outs) != 3 {
@@ -121,9 +123,6 @@ func (x *xgen) convolutionBackward() error {
 		len(wt.Layout.Shape) != rank || len(gout.Layout.Shape) != rank {
 		return fmt.Errorf("expects grad_output, input and weight of equal rank >= 3")
 	}
-	if t := e.Params["transposed"]; len(t) > 0 && t[0] != 0 {
-		return fmt.Errorf("transposed convolution has no CUDA backward kernel")
-	}
 	cp, err := convParams(e.Params, nsp)
 	if err != nil {
 		return err
@@ -132,6 +131,14 @@ func (x *xgen) convolutionBackward() error {
 	sizes := x.workOverOuts(e)
 	x.headerAs("one thread per output element", nil)
 	bodies := []func(lowering.Operand) error{x.convGradInput(cp), x.convGradWeight(cp), x.convGradBias(cp)}
+	if t := e.Params["transposed"]; len(t) > 0 && t[0] != 0 {
+		// the adjoint of the direct convolution from grad_output to input
+		// (the same weight): its forward is grad_input, its weight gradient
+		// with input and output gradient swapped is grad_weight
+		swapped := *cp
+		swapped.gout, swapped.in = in, gout
+		bodies = []func(lowering.Operand) error{x.convDirect(cp), x.convGradWeight(&swapped), x.convGradBias(cp)}
+	}
 	return x.eachOutElement(e, sizes, func(o lowering.Operand) string { return convGradAcc(e, o) },
 		func(i int, o lowering.Operand) error { return bodies[i](o) })
 }

@@ -19,6 +19,7 @@ var libmFns = []struct {
 	{"erf", 1}, {"erfc", 1}, {"erfinv", 1}, {"lgamma", 1}, {"floor", 1}, {"ceil", 1},
 	{"rint", 1}, {"trunc", 1}, {"fabs", 1},
 	{"fmod", 2}, {"pow", 2}, {"atan2", 2}, {"hypot", 2}, {"copysign", 2},
+	{"fma", 3}, // x·y + z rounded once: the contractions ATen's vectorized CPU kernels compile to
 }
 
 // preludeMath writes the km_ wrappers.
@@ -32,10 +33,7 @@ func preludeMath() string {
 	b.WriteString("#define KILN_MF(n) __nv_##n##f\n#define KILN_MD(n) __nv_##n\n#else\n")
 	b.WriteString("#define KILN_MF(n) n##f\n#define KILN_MD(n) n\n#endif\n")
 	for _, f := range libmFns {
-		args := "x"
-		if f.arity == 2 {
-			args = "x, y"
-		}
+		args := strings.Join([]string{"x", "y", "z"}[:f.arity], ", ")
 		for _, t := range []struct{ c, m string }{{"float", "KILN_MF"}, {"double", "KILN_MD"}} {
 			fmt.Fprintf(&b, "KD %s km_%s(%s) { return %s(%s)(%s); }\n", t.c, f.name, namedParams(t.c, f.arity), t.m, f.name, args)
 		}
@@ -50,10 +48,11 @@ func params(t string, n int) string {
 }
 
 func namedParams(t string, n int) string {
-	if n == 1 {
-		return t + " x"
+	names := []string{"x", "y", "z"}[:n]
+	for i, v := range names {
+		names[i] = t + " " + v
 	}
-	return t + " x, " + t + " y"
+	return strings.Join(names, ", ")
 }
 
 // preludeFns defines k_<fn> for every lowering.Fns name, overloaded by

@@ -136,17 +136,8 @@ func conjPhysical(e *emitter, c *ops.Call) []*ir.Value {
 // then apply_loss_reduction (0 none, 1 mean, 2 sum), cast back.
 func mseLoss(e *emitter, c *ops.Call) []*ir.Value {
 	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
-	loss := e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(e.sub(val(x), val(y))), i64(2)})
-	switch r := c.Arg("reduction"); {
-	case r.Kind != ir.ArgInt:
-		e.whole("reduction is %s, not an int", r.String())
-		return nil
-	case r.Int == 1:
-		loss = e.call("aten::mean.default", []ir.Arg{val(loss)})
-	case r.Int == 2:
-		loss = e.call("aten::sum.default", []ir.Arg{val(loss)})
-	case r.Int != 0:
-		e.whole("reduction %d is not none (0), mean (1) or sum (2)", r.Int)
+	loss, ok := e.reduceLoss(c, e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(e.sub(val(x), val(y))), i64(2)}))
+	if !ok {
 		return nil
 	}
 	return []*ir.Value{e.castOut(loss)}

@@ -235,8 +235,7 @@ func nllLossBackward(e *emitter, c *ops.Call) []*ir.Value {
 	}
 	target = e.unsqueeze(target, cdim)
 	safe := e.kept(target, ignore, target)
-	zeros := e.call("aten::zeros_like.default", []ir.Arg{val(self)})
-	grad := e.call("aten::scatter.value", []ir.Arg{val(zeros), i64(int64(cdim)), val(safe), f64(-1)})
+	grad := e.oneHot(self, cdim, safe, -1)
 	if gt := tensor(g); gt != nil && tensor(self).Rank() > gt.Rank() && gt.Rank() > 0 {
 		g = e.unsqueeze(g, cdim)
 	}
@@ -244,6 +243,28 @@ func nllLossBackward(e *emitter, c *ops.Call) []*ir.Value {
 		g = e.mul(g, val(e.classWeight(weight, tensor(self).Rank())))
 	}
 	return []*ir.Value{e.mul(grad, val(e.kept(target, ignore, g)))}
+}
+
+// oneHot is scatter.value(zeros_like(self), dim, index, v) for an index of
+// size 1 along dim, written as Inductor's joint-graph pass rewrites a
+// scatter into a constant tensor (fx_passes/joint_graph.py
+// scatter_upon_const_tensor): where(index == arange(size) viewed along dim,
+// v, 0), a pointwise value its consumer computes in place, not a fill and a
+// scatter kernel.
+func (e *emitter) oneHot(self *ir.Value, dim int, index *ir.Value, v float64) *ir.Value {
+	t := tensor(self)
+	if t == nil || e.err != nil {
+		return nil
+	}
+	iota := e.call("aten::arange.default", []ir.Arg{e.size(self, dim)},
+		kw("dtype", ir.DTypeArg(ir.I64)), kw("device", ir.DeviceArg(t.Device)), kw("pin_memory", ir.BoolArg(false)))
+	shape := []ir.Arg{e.size(self, dim)}
+	for range t.Rank() - dim - 1 {
+		shape = append(shape, i64(1))
+	}
+	iota = e.call("aten::view.default", []ir.Arg{val(iota), ir.ListArg(shape...)})
+	hit := e.both("eq", index, iota)
+	return e.where(hit, e.scalarTensor(f64(v), t.DType, t.Device), e.scalarTensor(f64(0), t.DType, t.Device))
 }
 
 // embeddingDenseBackward composes decompositions.py embedding_dense_backward

@@ -1,10 +1,13 @@
-"""PyTorch's CPU topk, sort and convolution_backward on small cases, for kiln's
-Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
+"""PyTorch's CPU topk, sort, convolution and convolution_backward (direct and
+transposed), _adaptive_avg_pool2d_backward and upsample_bilinear2d_backward
+on small cases, for kiln's Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
 
 Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
 
 Inputs are small integers or multiples of 1/8 (exact in every float
-dtype), so topk's ties are real ties and convolution sums are exact in f64.
+dtype), so topk's ties are real ties and convolution sums are exact in f64;
+the adaptive pool's and the bilinear backward's are random, so that rt must
+round as ATen does.
 """
 import json
 import math
@@ -105,17 +108,24 @@ def conv_cases():
     def rnd(*shape, dtype=torch.float64):
         return (torch.randint(-16, 17, shape, generator=g).to(dtype) / 8)
 
-    def add(name, xs, ws, stride, padding, dilation, groups, mask, bias=True, dtype=torch.float64):
+    def add(name, xs, ws, stride, padding, dilation, groups, mask, bias=True, dtype=torch.float64,
+            transposed=False, output_padding=None):
         x, w = rnd(*xs, dtype=dtype), rnd(*ws, dtype=dtype)
-        out = torch.nn.functional.__dict__[f"conv{len(xs) - 2}d"](x, w, None, stride, padding, dilation, groups)
+        nsp = len(xs) - 2
+        output_padding = output_padding or [0] * nsp
+        nout = ws[1] * groups if transposed else ws[0]
+        b = rnd(nout, dtype=dtype) if bias else None
+        # the forward with its bias (a transposed one is checked against it too)
+        out = torch.ops.aten.convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
         go = rnd(*out.shape, dtype=dtype)
-        bs = [ws[0]] if bias else None
-        res = torch.ops.aten.convolution_backward(go, x, w, bs, stride, padding, dilation, False,
-                                                  [0] * (len(xs) - 2), groups, mask)
+        bs = [nout] if bias else None
+        res = torch.ops.aten.convolution_backward(go, x, w, bs, stride, padding, dilation, transposed,
+                                                  output_padding, groups, mask)
         c = {"name": name, "dtype": DT[dtype], "grad_output_shape": list(go.shape), "grad_output": flat(go),
              "input_shape": xs, "input": flat(x), "weight_shape": ws, "weight": flat(w),
              "bias_sizes": bs, "stride": stride, "padding": padding, "dilation": dilation, "groups": groups,
-             "output_mask": mask}
+             "output_mask": mask, "transposed": transposed, "output_padding": output_padding,
+             "bias": None if b is None else flat(b), "output": flat(out)}
         for key, r in zip(("grad_input", "grad_weight", "grad_bias"), res):
             c[key] = None if r is None else flat(r)
         cases.append(c)
@@ -132,13 +142,64 @@ def conv_cases():
     add("conv3d", [1, 2, 4, 5, 4], [3, 2, 2, 3, 2], [1, 2, 1], [1, 0, 1], [1, 1, 2], 1, [True, True, True])
     add("conv2d_f32", [2, 3, 6, 5], [4, 3, 3, 3], [1, 2], [1, 1], [1, 1], 1, [True, True, True], dtype=torch.float32)
     add("conv2d_empty_batch", [0, 3, 5, 5], [4, 3, 3, 3], [1, 1], [0, 0], [1, 1], 1, [True, True, True])
+    # transposed: the weight is [in, out/groups, k...]
+    add("convT2d_plain", [2, 3, 4, 4], [3, 2, 3, 3], [1, 1], [0, 0], [1, 1], 1, [True, True, True], transposed=True)
+    add("convT2d_stride_pad_outpad_groups", [2, 4, 5, 5], [4, 3, 3, 3], [2, 2], [1, 1], [1, 1], 2,
+        [True, True, True], transposed=True, output_padding=[1, 1])
+    add("convT2d_dilation", [1, 2, 4, 3], [2, 3, 2, 3], [2, 1], [1, 2], [2, 2], 1, [True, True, False],
+        transposed=True, output_padding=[1, 0], bias=False)
+    add("convT2d_mask_w_b", [2, 3, 3, 3], [3, 4, 4, 4], [2, 2], [1, 1], [1, 1], 1, [False, True, True],
+        transposed=True)
+    add("convT1d", [3, 4, 5], [4, 3, 3], [3], [1], [1], 2, [True, True, True], transposed=True,
+        output_padding=[2])
+    add("convT3d", [1, 2, 3, 2, 3], [2, 2, 2, 2, 2], [1, 2, 1], [0, 1, 1], [1, 1, 2], 1, [True, True, True],
+        transposed=True, output_padding=[0, 1, 0])
+    add("convT2d_f32", [2, 3, 4, 4], [3, 2, 3, 3], [2, 2], [1, 1], [1, 1], 1, [True, True, True],
+        dtype=torch.float32, transposed=True, output_padding=[1, 1])
+    return cases
+
+
+def adaptive_avg_pool_backward_cases():
+    # random values, not multiples of 1/8: the division order (grad / kh /
+    # kw, in the dtype) and the summation order must both be ATen's
+    g = torch.Generator().manual_seed(23)
+    cases = []
+    for name, xs, os_, dt in (("7x9_to_3x5", [2, 3, 7, 9], [3, 5], torch.float32),
+                              ("8x8_to_4x4", [2, 3, 8, 8], [4, 4], torch.float32),
+                              ("5x3_to_7x2_upsampling", [1, 2, 5, 3], [7, 2], torch.float32),
+                              ("10x6_to_3x4_f64", [2, 2, 10, 6], [3, 4], torch.float64),
+                              ("unbatched_6x7_to_4x3", [3, 6, 7], [4, 3], torch.float32)):
+        x = torch.randn(*xs, generator=g, dtype=dt)
+        go = torch.randn(*xs[:-2], *os_, generator=g, dtype=dt)
+        gx = torch.ops.aten._adaptive_avg_pool2d_backward(go, x)
+        cases.append({"name": name, "dtype": DT[dt], "input_shape": xs, "grad_output_shape": list(go.shape),
+                      "grad_output": flat(go), "grad_input": flat(gx)})
+    return cases
+
+
+def upsample_bilinear_backward_cases():
+    # random values: rt must take ATen's weights, products and order
+    g = torch.Generator().manual_seed(29)
+    cases = []
+    for name, xs, os_, align, dt in (("3x4_to_5x7", [1, 2, 3, 4], [5, 7], False, torch.float32),
+                                     ("3x4_to_5x7_align", [1, 2, 3, 4], [5, 7], True, torch.float32),
+                                     ("8x6_to_3x4_down", [2, 1, 8, 6], [3, 4], False, torch.float32),
+                                     ("5x5_to_1x9_align", [1, 3, 5, 5], [1, 9], True, torch.float32),
+                                     ("4x4_same_size", [1, 1, 4, 4], [4, 4], False, torch.float32),
+                                     ("3x4_to_6x8_f64", [2, 2, 3, 4], [6, 8], False, torch.float64)):
+        go = torch.randn(*xs[:2], *os_, generator=g, dtype=dt)
+        gx = torch.ops.aten.upsample_bilinear2d_backward(go, os_, xs, align)
+        cases.append({"name": name, "dtype": DT[dt], "input_size": xs, "output_size": os_,
+                      "align_corners": align, "grad_output": flat(go), "grad_input": flat(gx)})
     return cases
 
 
 def main():
     print(json.dumps({"torch": torch.__version__, "generator": "tools/externs/gen.py",
                       "topk": topk_cases(), "sort": sort_cases(),
-                      "convolution_backward": conv_cases()}, separators=(",", ":")))
+                      "convolution_backward": conv_cases(),
+                      "adaptive_avg_pool2d_backward": adaptive_avg_pool_backward_cases(),
+                      "upsample_bilinear2d_backward": upsample_bilinear_backward_cases()}, separators=(",", ":")))
 
 
 if __name__ == "__main__":

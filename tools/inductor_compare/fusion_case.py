@@ -47,7 +47,7 @@ def main():
     torch.manual_seed(0)
     args = [survey.make_input(s) for s in specs]
     gm = make_fx(fn)(*args)
-    _, code, ind = inductor_run(fn, args)
+    _, code, ind = inductor_run(gm if getattr(fn, "traced", False) else fn, args)
     print(header(a.name, ind, code))
     print("-- input.fx --")
     print(fx_text(gm), end="")

@@ -59,8 +59,14 @@ def index(high, *shape):
     return ("i64", shape, high)
 
 
+def offsets(*values):
+    return ("off", values)
+
+
 def make_input(spec):
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        if spec[0] == "off":
+            return torch.tensor(spec[1])
         if spec[0] == "bool":
             return torch.rand(spec[1]) > 0.5
         return torch.randint(0, spec[2], spec[1])
@@ -318,6 +324,76 @@ PROGRAMS += [
 ]
 
 
+
+# Training building blocks, forward and backward (session 12): the
+# function's float inputs get gradients; the last input is the output's
+# gradient. make_fx traces torch.autograd.grad into the backward's aten ops,
+# as AOTAutograd's joint graph has them; Inductor compiles that same graph
+# (survey() hands it the make_fx module), so both sides see the same ops.
+def train(f):
+    def step(*args):
+        *xs, go = args
+        xs = [x.detach().requires_grad_() if x.is_floating_point() else x for x in xs]
+        with torch.enable_grad():
+            out = f(*xs)
+            grads = torch.autograd.grad(out, [x for x in xs if x.requires_grad], go)
+        return (out.detach(),) + tuple(grads)
+    step.traced = True
+    return step
+
+
+def lstm_cell(x, h, c, wi, wh, bi, bh):
+    h2, c2 = torch.lstm_cell(x, (h, c), wi, wh, bi, bh)
+    return h2 + c2
+
+
+PROGRAMS += [
+    ("adaptive_avg_pool2d 8x8 to 4x4, forward and backward", train(lambda x: F.adaptive_avg_pool2d(x, 4)),
+     [(2, 3, 8, 8), (2, 3, 4, 4)]),
+    ("adaptive_avg_pool2d 7x9 to 3x5, forward and backward", train(lambda x: F.adaptive_avg_pool2d(x, (3, 5))),
+     [(2, 3, 7, 9), (2, 3, 3, 5)]),
+    ("conv_transpose2d stride 2, groups 2, forward and backward",
+     train(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2)),
+     [(2, 4, 5, 5), (4, 3, 3, 3), (6,), (2, 6, 10, 10)]),
+    ("group_norm, forward and backward", train(lambda x, w, b: F.group_norm(x, 2, w, b)),
+     [(2, 4, 3, 3), (4,), (4,), (2, 4, 3, 3)]),
+    ("instance_norm, forward and backward", train(lambda x, w, b: F.instance_norm(x, weight=w, bias=b)),
+     [(2, 3, 4, 4), (3,), (3,), (2, 3, 4, 4)]),
+    ("upsample nearest x2, forward and backward",
+     train(lambda x: F.interpolate(x, scale_factor=2, mode="nearest")), [(1, 2, 3, 4), (1, 2, 6, 8)]),
+    ("upsample bilinear, forward and backward",
+     train(lambda x: F.interpolate(x, size=(5, 7), mode="bilinear")), [(1, 2, 3, 4), (1, 2, 5, 7)]),
+    ("upsample bilinear align_corners, forward and backward",
+     train(lambda x: F.interpolate(x, size=(5, 7), mode="bilinear", align_corners=True)),
+     [(1, 2, 3, 4), (1, 2, 5, 7)]),
+    ("pixel_shuffle, forward and backward", train(lambda x: F.pixel_shuffle(x, 2)), [(1, 8, 3, 3), (1, 2, 6, 6)]),
+    ("unfold 3x3/2 pad 1, forward and backward", train(lambda x: F.unfold(x, 3, padding=1, stride=2)),
+     [(1, 2, 5, 5), (1, 18, 9)]),
+    ("fold 2x2, forward and backward", train(lambda x: F.fold(x, (4, 5), 2)), [(1, 8, 12), (1, 2, 4, 5)]),
+    ("cumsum, forward and backward", train(lambda x: torch.cumsum(x, 1)), [(6, 7), (6, 7)]),
+    ("cumprod, forward and backward", train(lambda x: torch.cumprod(x, 1)), [(6, 7), (6, 7)]),
+    ("index_add, forward and backward", train(lambda x, i, s: x.index_add(0, i, s)),
+     [(6, 7), index(6, 4), (4, 7), (6, 7)]),
+    ("scatter_add, forward and backward", train(lambda x, i, s: x.scatter_add(1, i, s)),
+     [(6, 7), index(7, 6, 3), (6, 3), (6, 7)]),
+    ("smooth_l1_loss, forward and backward", train(lambda x, y: F.smooth_l1_loss(x, y, beta=0.5)),
+     [(6, 7), (6, 7), ()]),
+    ("huber_loss, forward and backward", train(lambda x, y: F.huber_loss(x, y, delta=0.5)), [(6, 7), (6, 7), ()]),
+    ("kl_div batchmean, forward and backward",
+     train(lambda x, y: F.kl_div(F.log_softmax(x, -1), F.softmax(y, -1), reduction="batchmean")),
+     [(6, 7), (6, 7), ()]),
+    ("cross_entropy label smoothing, forward and backward",
+     train(lambda l, t: F.cross_entropy(l, t, label_smoothing=0.1)), [(6, 7), index(7, 6), ()]),
+    ("logsumexp, forward and backward", train(lambda x: torch.logsumexp(x, 1)), [(4, 5, 6), (4, 6)]),
+    ("lstm_cell, forward and backward", train(lstm_cell), [(3, 5), (3, 4), (3, 4), (16, 5), (16, 4), (16,), (16,),
+                                                          (3, 4)]),
+    ("gru_cell, forward and backward", train(lambda x, h, wi, wh, bi, bh: torch.gru_cell(x, h, wi, wh, bi, bh)),
+     [(3, 5), (3, 4), (12, 5), (12, 4), (12,), (12,), (3, 4)]),
+    ("embedding_bag mean, forward and backward",
+     train(lambda w, i, o: F.embedding_bag(i, w, o, mode="mean")),
+     [(10, 4), index(10, 8), offsets(0, 3, 3, 6), (4, 4)]),
+]
+
 # Why kiln is above Inductor where it still is (or cannot compile), and
 # where the counts differ in kind, by graph name. Inductor's one C++
 # function may hold several fused kernels, each a pass over memory; a kiln
@@ -371,6 +447,34 @@ NOTES = {
                                   "passes/decompose/rules_group_norm.go, so the normalization is an r-stage of the "
                                   "statistics' kernel); Inductor: statistics (outer-loop fused), per-channel scale and "
                                   "shift, normalization",
+    "adaptive_avg_pool2d 7x9 to 3x5, forward and backward": "the backward is an extern call on both sides, as "
+                                                             "Inductor's fallback (rt/adaptive_pool_backward.go, "
+                                                             "bit-exact with ATen's CPU kernel)",
+    "conv_transpose2d stride 2, groups 2, forward and backward": "both: the convolution and its backward as "
+                                                                  "extern calls; Inductor's 6 fused kernels copy "
+                                                                  "operands to channels-last and back for oneDNN; "
+                                                                  "kiln's rt runs a transposed convolution through "
+                                                                  "the direct one it is the adjoint of",
+    "upsample bilinear, forward and backward": "the backward is an extern call on both sides, as Inductor's "
+                                               "fallback (rt/upsample_backward.go: ATen's weights and its AVX2 "
+                                               "build's fused multiply-adds, bit-exact)",
+    "cumsum, forward and backward": "Inductor's CPU backend runs both scans as aten.cumsum fallbacks; its 2 fused "
+                                    "kernels are the backward's flips. kiln runs the scans itself: the forward "
+                                    "scan, the backward scan reading its input flipped, and the last flip, which "
+                                    "a scan's epilogue does not take (testdata/fusion/scan_flip_refused.txtar)",
+    "index_add, forward and backward": "Inductor: the copy of x, then one kernel over the index's [4, 7] doing the "
+                                       "scatter-add (atomic_add) and grad_source's index_select; kiln's "
+                                       "scatter-add kernel is serial (indices may repeat, no atomics) and never "
+                                       "fuses, so the index_select is a third kernel",
+    "scatter_add, forward and backward": "as index_add: Inductor fuses the atomic scatter-add with grad_src's "
+                                         "gather over the index's space; kiln's serial scatter does not fuse",
+    "gru_cell, forward and backward": "functionalize writes the in-place gate updates (add_, sigmoid_, mul_ on "
+                                      "unsafe_split pieces of an addmm) back into the addmm's result as "
+                                      "slice_scatters, 3 kernels that materialize it; Inductor reads each "
+                                      "piece from its source instead (no kernel); the rest is 3 on both sides",
+    "embedding_bag mean, forward and backward": "Inductor: _embedding_bag and _embedding_bag_backward as aten "
+                                                "fallbacks (lowering.py make_fallback), no kernels; kiln has no "
+                                                "extern for them yet (interp runs them)",
 }
 
 
@@ -409,7 +513,7 @@ def survey(name, fn, specs, kiln, work):
     want = outputs(fn(*[a.clone() for a in args]))
     want64 = outputs(fn(*[a.double() if a.is_floating_point() else a.clone() for a in args]))
 
-    _, code, ind = inductor_run(fn, args)
+    _, code, ind = inductor_run(gm if getattr(fn, "traced", False) else fn, args)
     call = code[code.find("def call("):] if "def call(" in code else ""
     ind["ext"] += len(re.findall(r"(?<!extern_kernels\.)\baten\.\w+\.\w+\(", call))
 
@@ -437,6 +541,8 @@ def run_kiln(kiln, d, fx, want, want64):
 
 
 def shape_text(spec):
+    if isinstance(spec, tuple) and spec and spec[0] == "off":
+        return "offsets " + ", ".join(map(str, spec[1]))
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
         kind = "bool" if spec[0] == "bool" else "i64"
         return kind + " " + ("×".join(map(str, spec[1])) or "scalar")

@@ -14,12 +14,27 @@ def test_shape_text_names_dtypes():
     assert survey.shape_text(()) == "scalar"
     assert survey.shape_text(survey.mask(6, 7)) == "bool 6×7"
     assert survey.shape_text(survey.index(10, 3, 4)) == "i64 3×4"
+    assert survey.shape_text(survey.offsets(0, 3)) == "offsets 0, 3"
 
 
 def test_make_input_kinds():
     assert survey.make_input(survey.mask(2, 3)).dtype.is_floating_point is False
     i = survey.make_input(survey.index(5, 100))
     assert str(i.dtype) == "torch.int64" and int(i.min()) >= 0 and int(i.max()) < 5
+    assert survey.make_input(survey.offsets(0, 3, 3)).tolist() == [0, 3, 3]
+
+
+def test_train_traces_forward_and_backward():
+    # the traced step returns the output and one gradient per float input;
+    # make_fx records the backward's aten ops
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    step = survey.train(lambda x: torch.sigmoid(x) * 2)
+    x, g = torch.randn(3), torch.randn(3)
+    out, gx = step(x, g)
+    assert torch.allclose(gx, g * 2 * torch.sigmoid(x) * (1 - torch.sigmoid(x)))
+    assert step.traced and "sigmoid_backward" in make_fx(step)(x, g).code
 
 
 def test_table_compares_with_fused_kernels_not_functions():

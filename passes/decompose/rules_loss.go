@@ -1,0 +1,123 @@
+package decompose
+
+import (
+	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
+)
+
+// Pointwise losses and their backwards, after torch/_decomp (smooth_l1)
+// and torch/_refs (huber_loss), as Inductor 2.15 runs them: the loss in
+// opmath, then apply_loss_reduction.
+
+// reduceLoss is decompositions.py apply_loss_reduction: mean (1), sum (2)
+// or none (0). ok is false (the node stays whole) for anything else.
+func (e *emitter) reduceLoss(c *ops.Call, loss *ir.Value) (*ir.Value, bool) {
+	switch r := c.Arg("reduction"); {
+	case r.Kind != ir.ArgInt:
+		e.whole("reduction is %s, not an int", r.String())
+		return nil, false
+	case r.Int == reductionMean:
+		return e.call("aten::mean.default", []ir.Arg{val(loss)}), true
+	case r.Int == reductionSum:
+		return e.call("aten::sum.default", []ir.Arg{val(loss)}), true
+	case r.Int != reductionNone:
+		e.whole("reduction %d is not none (0), mean (1) or sum (2)", r.Int)
+		return nil, false
+	}
+	return loss, true
+}
+
+// lossNorm is the backwards' norm: 1/numel for reduction=mean, else 1;
+// ok is false (whole) for a mean over a symbolic or empty input.
+func (e *emitter) lossNorm(c *ops.Call, x *ir.Value) (float64, bool) {
+	if c.Arg("reduction").Int != reductionMean {
+		return 1, true
+	}
+	n, ok := tensor(x).Numel().Const()
+	if !ok || n == 0 {
+		e.whole("reduction=mean over a symbolic or empty input")
+		return 0, false
+	}
+	return 1 / float64(n), true
+}
+
+// smoothL1Loss is decompositions.py smooth_l1_loss: z = |self - target|,
+// where(z < beta, 0.5 * z**2 / beta, z - 0.5 * beta), reduced.
+func smoothL1Loss(e *emitter, c *ops.Call) []*ir.Value {
+	x, y := e.floatInput(c, "self"), e.opmath(e.tensorArg(c, "target"))
+	beta, _ := e.number(c, "beta")
+	if e.err != nil {
+		return nil
+	}
+	z := e.unary("abs", e.sub(val(x), val(y)))
+	sq := e.div(e.mul(e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(z), i64(2)}), f64(0.5)), f64(beta))
+	loss := e.where(e.cmp("lt", z, f64(beta)), sq, e.sub(val(z), f64(0.5*beta)))
+	out, ok := e.reduceLoss(c, loss)
+	if !ok {
+		return nil
+	}
+	return []*ir.Value{e.castOut(out)}
+}
+
+// smoothL1LossBackward is decompositions.py smooth_l1_loss_backward:
+// d = self - target, g = norm * grad, where(|d| < beta, g * d / beta,
+// g * sign(d)).
+func smoothL1LossBackward(e *emitter, c *ops.Call) []*ir.Value {
+	g := e.floatInput(c, "grad_output")
+	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
+	beta, _ := e.number(c, "beta")
+	if e.err != nil {
+		return nil
+	}
+	norm, ok := e.lossNorm(c, x)
+	if !ok {
+		return nil
+	}
+	d := e.sub(val(x), val(y))
+	ng := e.mul(g, f64(norm))
+	in := e.div(e.both("mul", ng, d), f64(beta))
+	return []*ir.Value{e.castOut(e.where(e.cmp("lt", e.unary("abs", d), f64(beta)), in, e.both("mul", ng, e.unary("sign", d))))}
+}
+
+// huberLoss is refs huber_loss: z = |input - target|, where(z < delta,
+// 0.5 * z * z, delta * (z - 0.5 * delta)), reduced.
+func huberLoss(e *emitter, c *ops.Call) []*ir.Value {
+	x, y := e.floatInput(c, "self"), e.opmath(e.tensorArg(c, "target"))
+	delta, _ := e.number(c, "delta")
+	if e.err != nil {
+		return nil
+	}
+	if delta <= 0 {
+		e.whole("delta %v is not positive (huber_loss does not support non-positive values for delta.)", delta)
+		return nil
+	}
+	z := e.unary("abs", e.sub(val(x), val(y)))
+	in := e.both("mul", e.mul(z, f64(0.5)), z)
+	loss := e.where(e.cmp("lt", z, f64(delta)), in, e.mul(e.sub(val(z), f64(0.5*delta)), f64(delta)))
+	out, ok := e.reduceLoss(c, loss)
+	if !ok {
+		return nil
+	}
+	return []*ir.Value{e.castOut(out)}
+}
+
+// huberLossBackward is decompositions.py huber_loss_backward: d = self -
+// target, where(d < -delta, -norm * grad * delta, where(d > delta, norm *
+// grad * delta, norm * d * grad)).
+func huberLossBackward(e *emitter, c *ops.Call) []*ir.Value {
+	g := e.floatInput(c, "grad_output")
+	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
+	delta, _ := e.number(c, "delta")
+	if e.err != nil {
+		return nil
+	}
+	norm, ok := e.lossNorm(c, x)
+	if !ok {
+		return nil
+	}
+	d := e.sub(val(x), val(y))
+	lo := e.mul(e.mul(g, f64(-norm)), f64(delta))
+	hi := e.mul(e.mul(g, f64(norm)), f64(delta))
+	mid := e.both("mul", e.mul(d, f64(norm)), g)
+	return []*ir.Value{e.castOut(e.where(e.cmp("lt", d, f64(-delta)), lo, e.where(e.cmp("gt", d, f64(delta)), hi, mid)))}
+}
