@@ -252,6 +252,38 @@ func stepText(step Step, u *Unit, out string) string {
 	return out
 }
 
+// printAfter prints the unit a step left (or reuses its input's text where
+// that is known to be unchanged) and sets pr's HashOut; a printer that
+// panics on what the step left is the step's error, not a crash.
+func (m *Manager) printAfter(step Step, u *Unit, pr *PassResult, progIn Program, in string, hashIn uint64) (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			pr.Err = fmt.Errorf("printing the program after pass %s panicked: %v\n%s", step.Info.Name, r, debug.Stack())
+			out, pr.HashOut = in, hashIn
+		}
+	}()
+	switch {
+	case m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil:
+		out, pr.HashOut = in, hashIn
+	case step.Unit != nil && pr.Changed && m.unread(step, u):
+		out, pr.HashOut, pr.Unprinted = "", 0, true
+	case step.Unit == nil && m.skipsGraphHash(u):
+		pr.HashOut = hashIn // 0: not computed
+	case !m.needsText(u):
+		pr.HashOut = Hash(u.Graph)
+	default:
+		out = u.Text()
+		pr.HashOut = HashText(out)
+	}
+	if pr.HashOut == hashIn && out == in {
+		out = in // one copy of the text, shared by every stage that left it so
+	}
+	if step.Unit != nil { // the printed program is a stage's whole output
+		pr.Changed = pr.HashIn != pr.HashOut
+	}
+	return out
+}
+
 // errStopped marks a pass that reported error diagnostics: the pipeline
 // stops, and the diagnostics are the whole story.
 var errStopped = errors.New("stopped by error diagnostics")
@@ -267,32 +299,18 @@ func (m *Manager) runStep(step Step, ctx *Context, u *Unit, in string, hashIn ui
 	progIn := u.Prog
 	defer func() {
 		pr.Duration = time.Since(start)
-		switch {
-		case m.TrustUnchanged && !m.VerifyEach && step.Unit != nil && !pr.Changed && u.Prog == progIn && progIn != nil:
-			out, pr.HashOut = in, hashIn
-		case step.Unit != nil && pr.Changed && m.unread(step, u):
-			out, pr.HashOut, pr.Unprinted = "", 0, true
-		case step.Unit == nil && m.skipsGraphHash(u):
-			pr.HashOut = hashIn // 0: not computed
-		case !m.needsText(u):
-			pr.HashOut = Hash(u.Graph)
-		default:
-			out = u.Text()
-			pr.HashOut = HashText(out)
-		}
-		if pr.HashOut == hashIn && out == in {
-			out = in // one copy of the text, shared by every stage that left it so
-		}
-		if step.Unit != nil { // the printed program is a stage's whole output
-			pr.Changed = pr.HashIn != pr.HashOut
-		}
 		if r := recover(); r != nil {
 			where := ""
 			if ctx.current != nil {
 				where = fmt.Sprintf(" at node %s (%s, %s)", ctx.current.Name, ctx.current.Target, ctx.current.Pos)
 			}
 			pr.Err = fmt.Errorf("pass %s panicked%s: %v\n%s", step.Info.Name, where, r, debug.Stack())
+			// what a pass left when it panicked may not print: the input
+			// stands for it
+			out, pr.HashOut = in, hashIn
+			return
 		}
+		out = m.printAfter(step, u, &pr, progIn, in, hashIn)
 	}()
 	var changed bool
 	var err error

@@ -43,6 +43,13 @@ func init() {
 		}
 		return false, nil
 	})
+	register("t-corrupts-then-panics", nil, nil, func(ctx *passes.Context, g *ir.Graph) (bool, error) {
+		g.Nodes[0].Results[0] = nil // a graph the printer cannot print
+		ctx.At(g.Nodes[1])
+		var m map[string]int
+		m["boom"]++
+		return true, nil
+	})
 	register("t-liar", nil, nil, func(ctx *passes.Context, g *ir.Graph) (bool, error) {
 		g.Nodes[0].Name = "renamed"
 		return false, nil // claims no change
@@ -107,6 +114,14 @@ func TestPanicBecomesErrorNamingPassAndNode(t *testing.T) {
 	_, _, err := run(t, "t-panic", passes.Manager{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "pass t-panic panicked at node b (aten::neg.default, g.fx:3:5)")
+}
+
+// A pass that breaks the graph before it panics: the manager reports the
+// panic instead of panicking again while printing what the pass left.
+func TestPanicAfterCorruptingTheGraph(t *testing.T) {
+	_, _, err := run(t, "t-corrupts-then-panics", passes.Manager{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "pass t-corrupts-then-panics panicked at node b")
 }
 
 func TestManagerCatchesUnreportedChange(t *testing.T) {
