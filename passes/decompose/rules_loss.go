@@ -41,6 +41,29 @@ func (e *emitter) lossNorm(c *ops.Call, x *ir.Value) (float64, bool) {
 	return 1 / float64(n), true
 }
 
+// reducedLoss is loss reduced as c asks, in the output dtype.
+func (e *emitter) reducedLoss(c *ops.Call, loss *ir.Value) []*ir.Value {
+	out, ok := e.reduceLoss(c, loss)
+	if !ok {
+		return nil
+	}
+	return []*ir.Value{e.castOut(out)}
+}
+
+// lossGradOperands reads a pointwise loss backward's operands:
+// grad_output, self and target (in opmath), its threshold param, and the
+// reduction's scale of the gradient; ok is false on an error.
+func (e *emitter) lossGradOperands(c *ops.Call, param string) (g, x, y *ir.Value, p, norm float64, ok bool) {
+	g = e.floatInput(c, "grad_output")
+	x, y = e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
+	p, _ = e.number(c, param)
+	if e.err != nil {
+		return nil, nil, nil, 0, 0, false
+	}
+	norm, ok = e.lossNorm(c, x)
+	return g, x, y, p, norm, ok
+}
+
 // smoothL1Loss is decompositions.py smooth_l1_loss: z = |self - target|,
 // where(z < beta, 0.5 * z**2 / beta, z - 0.5 * beta), reduced.
 func smoothL1Loss(e *emitter, c *ops.Call) []*ir.Value {
@@ -51,25 +74,14 @@ func smoothL1Loss(e *emitter, c *ops.Call) []*ir.Value {
 	}
 	z := e.unary("abs", e.sub(val(x), val(y)))
 	sq := e.div(e.mul(e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(z), i64(2)}), f64(0.5)), f64(beta))
-	loss := e.where(e.cmp("lt", z, f64(beta)), sq, e.sub(val(z), f64(0.5*beta)))
-	out, ok := e.reduceLoss(c, loss)
-	if !ok {
-		return nil
-	}
-	return []*ir.Value{e.castOut(out)}
+	return e.reducedLoss(c, e.where(e.cmp("lt", z, f64(beta)), sq, e.sub(val(z), f64(0.5*beta))))
 }
 
 // smoothL1LossBackward is decompositions.py smooth_l1_loss_backward:
 // d = self - target, g = norm * grad, where(|d| < beta, g * d / beta,
 // g * sign(d)).
 func smoothL1LossBackward(e *emitter, c *ops.Call) []*ir.Value {
-	g := e.floatInput(c, "grad_output")
-	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
-	beta, _ := e.number(c, "beta")
-	if e.err != nil {
-		return nil
-	}
-	norm, ok := e.lossNorm(c, x)
+	g, x, y, beta, norm, ok := e.lossGradOperands(c, "beta")
 	if !ok {
 		return nil
 	}
@@ -93,25 +105,14 @@ func huberLoss(e *emitter, c *ops.Call) []*ir.Value {
 	}
 	z := e.unary("abs", e.sub(val(x), val(y)))
 	in := e.both("mul", e.mul(z, f64(0.5)), z)
-	loss := e.where(e.cmp("lt", z, f64(delta)), in, e.mul(e.sub(val(z), f64(0.5*delta)), f64(delta)))
-	out, ok := e.reduceLoss(c, loss)
-	if !ok {
-		return nil
-	}
-	return []*ir.Value{e.castOut(out)}
+	return e.reducedLoss(c, e.where(e.cmp("lt", z, f64(delta)), in, e.mul(e.sub(val(z), f64(0.5*delta)), f64(delta))))
 }
 
 // huberLossBackward is decompositions.py huber_loss_backward: d = self -
 // target, where(d < -delta, -norm * grad * delta, where(d > delta, norm *
 // grad * delta, norm * d * grad)).
 func huberLossBackward(e *emitter, c *ops.Call) []*ir.Value {
-	g := e.floatInput(c, "grad_output")
-	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
-	delta, _ := e.number(c, "delta")
-	if e.err != nil {
-		return nil
-	}
-	norm, ok := e.lossNorm(c, x)
+	g, x, y, delta, norm, ok := e.lossGradOperands(c, "delta")
 	if !ok {
 		return nil
 	}

@@ -136,11 +136,7 @@ func conjPhysical(e *emitter, c *ops.Call) []*ir.Value {
 // then apply_loss_reduction (0 none, 1 mean, 2 sum), cast back.
 func mseLoss(e *emitter, c *ops.Call) []*ir.Value {
 	x, y := e.opmath(e.tensorArg(c, "self")), e.opmath(e.tensorArg(c, "target"))
-	loss, ok := e.reduceLoss(c, e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(e.sub(val(x), val(y))), i64(2)}))
-	if !ok {
-		return nil
-	}
-	return []*ir.Value{e.castOut(loss)}
+	return e.reducedLoss(c, e.call("aten::pow.Tensor_Scalar", []ir.Arg{val(e.sub(val(x), val(y))), i64(2)}))
 }
 
 // logSigmoidForward is decompositions.py log_sigmoid_forward, in opmath:

@@ -22,19 +22,9 @@ import (
 func upsampleNearest(exact bool) buildFunc {
 	return func(e *emitter, c *ops.Call) []*ir.Value {
 		x := e.tensorArg(c, "self")
-		t, out := tensor(x), e.outType(0)
-		osize, err := c.Ints("output_size")
-		switch {
-		case e.err != nil || t == nil || out == nil:
-			return nil
-		case err != nil:
-			e.whole("output_size is not constant: %v", err)
-			return nil
-		case t.Rank() != len(osize)+2:
-			e.whole("input rank %d for %d spatial sizes", t.Rank(), len(osize))
-			return nil
-		case out.Strides != nil && !sym.EqualLists(out.Strides, ir.ContiguousStrides(out.Shape)):
-			e.whole("the result is not contiguous (channels-last input)")
+		t := tensor(x)
+		osize, ok := e.upsampleSizes(c, t)
+		if !ok {
 			return nil
 		}
 		scaleParams := c.Op.Schema.Params[2:] // scales, or scales_d/h/w
@@ -205,4 +195,25 @@ func pixelShuffle(shuffle bool) buildFunc {
 		v = e.call("aten::reshape.default", []ir.Arg{val(v), ir.ListArg(append(batch, out...)...)})
 		return []*ir.Value{e.call("aten::clone.default", []ir.Arg{val(v)}, kw("memory_format", ir.EnumArg("contiguous_format")))}
 	}
+}
+
+// upsampleSizes reads an upsample's constant output_size, whose spatial
+// dims t's rank must match; a channels-last result stays whole.
+func (e *emitter) upsampleSizes(c *ops.Call, t *ir.TensorType) ([]int64, bool) {
+	out := e.outType(0)
+	osize, err := c.Ints("output_size")
+	switch {
+	case e.err != nil || t == nil || out == nil:
+		return nil, false
+	case err != nil:
+		e.whole("output_size is not constant: %v", err)
+		return nil, false
+	case t.Rank() != len(osize)+2:
+		e.whole("input rank %d for %d spatial sizes", t.Rank(), len(osize))
+		return nil, false
+	case out.Strides != nil && !sym.EqualLists(out.Strides, ir.ContiguousStrides(out.Shape)):
+		e.whole("the result is not contiguous (channels-last input)")
+		return nil, false
+	}
+	return osize, true
 }

@@ -2,7 +2,6 @@ package decompose
 
 import (
 	"github.com/kiln-compiler/kiln/ir"
-	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/ops"
 )
 
@@ -19,23 +18,14 @@ import (
 // channels-last result or symbolic sizes stay whole.
 func upsampleLinear(e *emitter, c *ops.Call) []*ir.Value {
 	x := e.tensorArg(c, "self")
-	t, out := tensor(x), e.outType(0)
-	osize, err := c.Ints("output_size")
+	t := tensor(x)
+	osize, ok := e.upsampleSizes(c, t)
 	align := e.boolArg(c, "align_corners")
-	switch {
-	case e.err != nil || t == nil || out == nil:
+	if !ok || e.err != nil {
 		return nil
-	case err != nil:
-		e.whole("output_size is not constant: %v", err)
-		return nil
-	case !t.DType.IsFloat():
+	}
+	if !t.DType.IsFloat() {
 		e.whole("an integer input (the decomposition rounds its result)")
-		return nil
-	case t.Rank() != len(osize)+2:
-		e.whole("input rank %d for %d spatial sizes", t.Rank(), len(osize))
-		return nil
-	case out.Strides != nil && !sym.EqualLists(out.Strides, ir.ContiguousStrides(out.Shape)):
-		e.whole("the result is not contiguous (channels-last input)")
 		return nil
 	}
 	xc := e.opmath(x)
