@@ -2,6 +2,7 @@ package aten
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
 )
@@ -114,11 +115,8 @@ func (r *rewriter) basicIndex(x *ir.Value, index ir.Arg) (*ir.Value, *ir.Arg, er
 			advanced = append(advanced, ir.NoneArg())
 			dim++
 		case p.Kind == ir.ArgSlice:
-			step := p.Elems[2]
-			if step.Kind == ir.ArgNone {
-				step = ir.IntArg(1)
-			}
-			cur, err = r.call("aten::slice.Tensor", []ir.Arg{ir.ValueArg(cur), ir.IntArg(int64(dim)), p.Elems[0], p.Elems[1], step})
+			start, stop, step := unpackSlice(p)
+			cur, err = r.call("aten::slice.Tensor", []ir.Arg{ir.ValueArg(cur), ir.IntArg(int64(dim)), start, stop, step})
 			advanced = append(advanced, ir.NoneArg())
 			dim++
 		case isTensor(p):
@@ -148,6 +146,23 @@ func (r *rewriter) basicIndex(x *ir.Value, index ir.Arg) (*ir.Value, *ir.Arg, er
 	}
 	list := ir.ListArg(advanced...)
 	return cur, &list, nil
+}
+
+// unpackSlice is THPUtils_unpackSlice: a missing start is 0, a missing
+// stop PY_SSIZE_T_MAX, a missing step 1, so the slice prints as an AOT
+// graph's does (slice.Tensor(x, 0, 0, 9223372036854775807)).
+func unpackSlice(p ir.Arg) (start, stop, step ir.Arg) {
+	start, stop, step = p.Elems[0], p.Elems[1], p.Elems[2]
+	if start.Kind == ir.ArgNone {
+		start = ir.IntArg(0)
+	}
+	if stop.Kind == ir.ArgNone {
+		stop = ir.IntArg(math.MaxInt64)
+	}
+	if step.Kind == ir.ArgNone {
+		step = ir.IntArg(1)
+	}
+	return start, stop, step
 }
 
 func tensorList(a ir.Arg) bool {
