@@ -114,6 +114,18 @@ func (p *Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 func (r *rewriter) rewrite(n *ir.Node) (bool, error) {
 	switch n.Form {
 	case ir.FormOperator, ir.FormMethod, ir.FormFunction:
+	case ir.FormOp:
+		// Dynamo prints some composites as ATen calls (x.T is
+		// torch.ops.aten.numpy_T); the trace records their bodies
+		op, ok := n.Op.(*ops.Op)
+		if !ok || op == nil || composites[op.QualifiedName()] == nil {
+			return false, nil
+		}
+		c, err := ops.Bind(n)
+		if err != nil {
+			return false, err
+		}
+		return true, composites[op.QualifiedName()](r, n, c)
 	default:
 		return false, nil
 	}
@@ -132,6 +144,9 @@ func (r *rewriter) rewrite(n *ir.Node) (bool, error) {
 		return true, r.getitem(n)
 	case "operator.setitem":
 		return true, r.setitem(n)
+	}
+	if n.Target == "operator.truediv" && len(n.Args) == 2 && !isTensor(n.Args[0]) && isTensor(n.Args[1]) {
+		return true, r.rtruediv(n)
 	}
 	call, ok, err := r.reg.ResolvePython(n.Target, n.Args, n.Kwargs)
 	if !ok {
@@ -244,6 +259,7 @@ func (r *rewriter) multiResult(n *ir.Node, op *ops.Op, args []ir.Arg, kwargs []i
 			continue
 		}
 		taken[i] = true
+		r.keepStorage(v.Type, m.Results[i])
 		v.Def, v.Index, v.Type = m, i, m.Results[i].Type
 		m.Results[i] = v
 	}
@@ -326,9 +342,33 @@ func (r *rewriter) adopt(n *ir.Node, last *ir.Value) error {
 	if len(m.Results) == 1 {
 		m.Name = v.Name
 	}
+	r.keepStorage(v.Type, last)
 	m.Results[last.Index] = v
 	v.Def, v.Index, v.Type = m, last.Index, last.Type
 	return nil
+}
+
+// keepStorage gives the values built for this node that live in last's
+// storage the storage fakeprop gave the value last stands for (old): the
+// views fakeprop typed after it name that storage, and lowering and
+// functionalize tell a view from a copy by it.
+func (r *rewriter) keepStorage(old ir.Type, last *ir.Value) {
+	if old.Kind != ir.KindTensor || last.Type.Kind != ir.KindTensor || old.Tensor.Storage == 0 {
+		return
+	}
+	from, to := last.Type.Tensor.Storage, old.Tensor.Storage
+	if from == to {
+		return
+	}
+	for _, m := range r.b.Out[r.mark:] {
+		for _, res := range m.Results {
+			if t := res.Type.Tensor; res.Type.Kind == ir.KindTensor && t != nil && t.Storage == from {
+				c := t.Clone()
+				c.Storage = to
+				res.Type = ir.TensorOf(c)
+			}
+		}
+	}
 }
 
 // sameLayout compares dtype, shape and strides (not storages: the builder

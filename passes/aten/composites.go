@@ -22,6 +22,7 @@ var composites = map[string]composite{
 	"aten::repeat_interleave.self_int":           expandRepeatInterleave,
 	"aten::scaled_dot_product_attention.default": expandSDPA,
 	"aten::one_hot.default":                      expandOneHot,
+	"aten::numpy_T.default":                      expandNumpyT,
 	"aten::min.other":                            renamed("aten::minimum.default"),
 	"aten::max.other":                            renamed("aten::maximum.default"),
 }
@@ -40,6 +41,23 @@ func renamed(target string) composite {
 		}
 		return r.finish(n, v)
 	}
+}
+
+// expandNumpyT is Tensor.T: permute with the dims reversed.
+func expandNumpyT(r *rewriter, n *ir.Node, c *ops.Call) error {
+	t, err := c.Tensor("self")
+	if err != nil {
+		return err
+	}
+	dims := make([]ir.Arg, t.Rank())
+	for i := range dims {
+		dims[i] = ir.IntArg(int64(t.Rank() - 1 - i))
+	}
+	v, err := r.call("aten::permute.default", []ir.Arg{c.Arg("self"), ir.ListArg(dims...)})
+	if err != nil {
+		return err
+	}
+	return r.finish(n, v)
 }
 
 // expandOneHot is at::one_hot with num_classes given: unsqueeze(-1) ==

@@ -186,3 +186,17 @@ func sizeArgs(shape []sym.Expr) ([]ir.Arg, error) {
 	}
 	return out, nil
 }
+
+// rtruediv is `2 / x`: Tensor.__rtruediv__ (torch/_tensor.py __rdiv__) is
+// x.reciprocal() * 2, rounded twice as eager rounds it, not div(2, x).
+func (r *rewriter) rtruediv(n *ir.Node) error {
+	rec, err := r.call("aten::reciprocal.default", []ir.Arg{n.Args[1]})
+	if err != nil {
+		return err
+	}
+	v, err := r.call("aten::mul.Tensor", []ir.Arg{ir.ValueArg(rec), n.Args[0]})
+	if err != nil {
+		return err
+	}
+	return r.finish(n, v)
+}

@@ -230,7 +230,8 @@ def inputs_of(src):
             continue
         m = re.match(r"(\w+)\[([^\]]*)\](?:\[([^\]]*)\])?", ann)
         shape = [int(s) if s.strip().lstrip("-").isdigit() else s.strip() for s in m.group(2).split(",") if s.strip()]
-        strides = [int(s) for s in m.group(3).split(",") if s.strip()] if m.group(3) is not None else None
+        strides = [int(s) if s.strip().lstrip("-").isdigit() else s.strip() for s in m.group(3).split(",") if s.strip()] \
+            if m.group(3) is not None else None
         out.append((name, m.group(1), shape, strides))
     return out
 
@@ -241,8 +242,9 @@ def sym_values(specs, ins):
     sizes = {}
     for (_, dt, shape, _), v in zip(specs, ins):
         if dt != "sym":
-            for d, s in zip(shape, v.shape):
-                sizes.setdefault(s if isinstance(s, str) else None, d)
+            for ann, size in zip(shape, v.shape):
+                if isinstance(ann, str):
+                    sizes.setdefault(ann, size)
     return [sizes[shape] if dt == "sym" else v for (_, dt, shape, _), v in zip(specs, ins)]
 
 
