@@ -20,6 +20,7 @@ package aten
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -76,6 +77,9 @@ func (p *Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 	if r, ok := ctx.Config.Extra["ops.registry"].(*ops.Registry); ok && r != nil {
 		reg = r
 	}
+	if !slices.ContainsFunc(g.Nodes, candidate) {
+		return false, nil // an ATen graph: no builder (it indexes every name) for nothing
+	}
 	r := &rewriter{ctx: ctx, g: g, reg: reg, b: build.NewBuilder(g), subst: map[*ir.Value]*ir.Value{}, drop: map[*ir.Node]bool{}}
 	changed := false
 	for _, n := range g.Nodes {
@@ -107,6 +111,19 @@ func (p *Pass) Run(ctx *passes.Context, g *ir.Graph) (bool, error) {
 	}
 	r.b.Finish(outs)
 	return true, nil
+}
+
+// candidate reports a node the pass may rewrite: a Python-level call, or
+// an ATen composite the trace would not record.
+func candidate(n *ir.Node) bool {
+	switch n.Form {
+	case ir.FormOperator, ir.FormMethod, ir.FormFunction:
+		return true
+	case ir.FormOp:
+		op, ok := n.Op.(*ops.Op)
+		return ok && op != nil && composites[op.QualifiedName()] != nil
+	}
+	return false
 }
 
 // rewrite turns one node into ATen nodes; false means it is left as it is
