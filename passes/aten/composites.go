@@ -23,6 +23,7 @@ var composites = map[string]composite{
 	"aten::scaled_dot_product_attention.default": expandSDPA,
 	"aten::one_hot.default":                      expandOneHot,
 	"aten::numpy_T.default":                      expandNumpyT,
+	"aten::einsum.default":                       expandEinsum,
 	"aten::min.other":                            renamed("aten::minimum.default"),
 	"aten::max.other":                            renamed("aten::maximum.default"),
 }

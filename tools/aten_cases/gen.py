@@ -89,7 +89,8 @@ def composites(x, y, q, x3):
     return (F.dropout(x, p=0.1, training=False), F.pad(x, (1, 2), value=0.5), F.group_norm(x3, 2),
             F.cross_entropy(x, labels), torch.repeat_interleave(q, 2, dim=1),
             F.scaled_dot_product_attention(q, q, q, attn_mask=causal), F.scaled_dot_product_attention(q, q, q, is_causal=True),
-            F.one_hot(labels, 3), torch.min(x, y), torch.max(x, y), x.T)
+            F.one_hot(labels, 3), torch.min(x, y), torch.max(x, y), x.T,
+            torch.einsum("ij,kj->ki", x, y), torch.einsum("bhqd,bhkd->bhqk", q, q), torch.einsum("ij,ik->j", x, y))
 
 
 def kept(x):
@@ -117,7 +118,8 @@ CASES = [
      "AOTAutograd's trace records them: dropout in eval mode is its input, pad constant_pad_nd, group_norm\n"
      "native_group_norm, cross_entropy _log_softmax + nll_loss_forward, repeat_interleave unsqueeze/expand/\n"
      "clone/view, scaled_dot_product_attention the CPU flash kernel (a bool mask made additive first),\n"
-     "one_hot eq against arange, torch.min/max of two tensors minimum/maximum, x.T permute.",
+     "one_hot eq against arange, torch.min/max of two tensors minimum/maximum, x.T permute, einsum of two\n"
+     "operands permutes, reshapes and one bmm (labels one operand alone has summed first).",
      composites, (torch.randn(4, 3), torch.randn(4, 3), torch.randn(1, 2, 5, 4), torch.randn(2, 4, 3))),
     ("kept", "Calls the pass does not rewrite stay Dynamo-level with an aten-kept warning naming what is missing\n"
      "(lowering then stops on them with no-lowering): F.pad(mode='reflect'), F.interpolate(mode='bilinear').",
