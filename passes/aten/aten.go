@@ -138,6 +138,9 @@ func (r *rewriter) rewrite(n *ir.Node) (bool, error) {
 		if !ok || op == nil || composites[op.QualifiedName()] == nil {
 			return false, nil
 		}
+		if err := oneTensor(n); err != nil {
+			return false, err
+		}
 		c, err := ops.Bind(n)
 		if err != nil {
 			return false, err
@@ -155,11 +158,14 @@ func (r *rewriter) rewrite(n *ir.Node) (bool, error) {
 	}
 	switch n.Target {
 	case "operator.getitem":
-		if !isTensor(n.Args[0]) {
+		if len(n.Args) != 2 || !isTensor(n.Args[0]) {
 			return false, nil // picks from a tuple: see multiResult
 		}
 		return true, r.getitem(n)
 	case "operator.setitem":
+		if len(n.Args) != 3 || !isTensor(n.Args[0]) {
+			return false, fmt.Errorf("assigning into %d argument(s) that are not tensor, index, value", len(n.Args))
+		}
 		return true, r.setitem(n)
 	}
 	if n.Target == "operator.truediv" && len(n.Args) == 2 && !isTensor(n.Args[0]) && isTensor(n.Args[1]) {
@@ -177,6 +183,9 @@ func (r *rewriter) rewrite(n *ir.Node) (bool, error) {
 		if !ok {
 			return false, fmt.Errorf("no expansion of the Python function %s into ATen ops", n.Target)
 		}
+		if err := oneTensor(n); err != nil {
+			return false, err
+		}
 		a, _, err := ops.BindPython(n.Target, n.Args, n.Kwargs)
 		if err != nil {
 			return false, err
@@ -184,6 +193,15 @@ func (r *rewriter) rewrite(n *ir.Node) (bool, error) {
 		return true, x(r, n, a)
 	}
 	return true, r.routed(n, call)
+}
+
+// oneTensor checks that n has the one typed tensor result an expansion
+// replaces.
+func oneTensor(n *ir.Node) error {
+	if len(n.Results) != 1 || n.Results[0].Type.Kind != ir.KindTensor || n.Results[0].Type.Tensor == nil {
+		return fmt.Errorf("%s does not make one typed tensor", n.Name)
+	}
+	return nil
 }
 
 // tensorLevel reports whether n reads or makes a tensor.
@@ -226,6 +244,9 @@ func (r *rewriter) routed(n *ir.Node, call ops.PyCall) error {
 		return err
 	}
 	if x, ok := composites[call.Op.QualifiedName()]; ok {
+		if err := oneTensor(n); err != nil {
+			return err
+		}
 		c, err := call.Op.Bind(args, kwargs)
 		if err != nil {
 			return err
@@ -351,6 +372,9 @@ func (r *rewriter) call(target string, args []ir.Arg, kwargs ...ir.Kwarg) (*ir.V
 // the value keeps its name and uses and becomes last's result, after
 // checking that the rewrite made what fakeprop typed.
 func (r *rewriter) adopt(n *ir.Node, last *ir.Value) error {
+	if len(n.Results) != 1 {
+		return fmt.Errorf("%s has %d results, the rewrite makes one", n.Name, len(n.Results))
+	}
 	v := n.Results[0]
 	if !sameLayout(last.Type, v.Type) {
 		return fmt.Errorf("the ATen ops make %s, fakeprop typed %s", last.Type, v.Type)
@@ -370,7 +394,7 @@ func (r *rewriter) adopt(n *ir.Node, last *ir.Value) error {
 // views fakeprop typed after it name that storage, and lowering and
 // functionalize tell a view from a copy by it.
 func (r *rewriter) keepStorage(old ir.Type, last *ir.Value) {
-	if old.Kind != ir.KindTensor || last.Type.Kind != ir.KindTensor || old.Tensor.Storage == 0 {
+	if old.Kind != ir.KindTensor || last.Type.Kind != ir.KindTensor || old.Tensor == nil || last.Type.Tensor == nil || old.Tensor.Storage == 0 {
 		return
 	}
 	from, to := last.Type.Tensor.Storage, old.Tensor.Storage
@@ -398,5 +422,8 @@ func sameLayout(a, b ir.Type) bool {
 		return true
 	}
 	x, y := a.Tensor, b.Tensor
+	if x == nil || y == nil {
+		return x == y
+	}
 	return x.DType == y.DType && sym.EqualLists(x.Shape, y.Shape) && (x.Strides == nil || y.Strides == nil || sym.EqualLists(x.Strides, y.Strides))
 }

@@ -110,6 +110,9 @@ func expandDropout(r *rewriter, n *ir.Node, c *ops.Call) error {
 		return err
 	}
 	in := c.Arg("input")
+	if !isTensor(in) {
+		return fmt.Errorf("dropout of %s", in)
+	}
 	if !train || p == 0 {
 		r.subst[n.Results[0]] = in.Value
 		r.ctx.Remark(n, RemarkRewritten, "%s: dropout in eval mode is its input %s", n.Name, in.Value.Name)
