@@ -4,6 +4,7 @@ package driver
 // functions; linking them here makes them available to every driver user.
 import (
 	_ "github.com/kiln-compiler/kiln/passes/align"
+	_ "github.com/kiln-compiler/kiln/passes/aten"
 	_ "github.com/kiln-compiler/kiln/passes/cse"
 	_ "github.com/kiln-compiler/kiln/passes/dce"
 	_ "github.com/kiln-compiler/kiln/passes/decompose"

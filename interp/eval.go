@@ -109,6 +109,10 @@ func (m *machine) eval(n *ir.Node) ([]any, error) {
 	case ir.FormGetAttr:
 		return m.evalGetAttr(n)
 	}
+	if n.Form == ir.FormFunction {
+		// a Dynamo-level call (torch._C._nn.linear): the aten pass makes ATen ops of it
+		return nil, noEval(n, "is an opaque call (a Dynamo-level graph runs after -passes fakeprop,aten)")
+	}
 	return nil, noEval(n, "is an opaque call")
 }
 

@@ -198,7 +198,7 @@ func (l *lowerer) lowerNode(n *ir.Node) error {
 		}
 		hint := "kiln lowers registry ops only"
 		if n.Form == ir.FormFunction || n.Form == ir.FormMethod || n.Form == ir.FormOperator {
-			hint = "this is a Dynamo-level graph (torch functions, Tensor methods): kiln types it but lowers ATen graphs; pass the AOT graph PyTorch prints with TORCH_LOGS=aot_graphs"
+			hint = "a Dynamo-level call the aten pass did not rewrite into ATen ops (its aten-kept warning says what is missing; without the aten pass in the pipeline, none is rewritten); or pass the AOT graph PyTorch prints with TORCH_LOGS=aot_graphs"
 		}
 		return noLowering(n, hint, "no lowering for %s (not a registry op)", n.Target)
 	}

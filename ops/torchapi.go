@@ -154,6 +154,18 @@ var pyOperatorPackets = map[string]string{
 var reflected = map[string]string{"operator.sub": "aten::rsub", "operator.lt": "aten::gt", "operator.le": "aten::ge",
 	"operator.gt": "aten::lt", "operator.ge": "aten::le"}
 
+// swapsOperands are the operators whose reflected form (`2 * x`) reaches
+// ATen with the tensor first: the commutative ones, the reflected ones
+// above, and truediv, which types as x / 2 (Tensor.__rtruediv__ is
+// x.reciprocal() * 2: the aten pass builds that). `2 ** x`, `2 % x`,
+// `2 << x` keep their order: torch.pow(2, x) is aten::pow.Scalar,
+// torch.remainder(2, x) remainder.Scalar_Tensor.
+var swapsOperands = map[string]bool{
+	"operator.add": true, "operator.mul": true, "operator.and_": true, "operator.or_": true, "operator.xor": true,
+	"operator.eq": true, "operator.ne": true, "operator.sub": true, "operator.lt": true, "operator.le": true,
+	"operator.gt": true, "operator.ge": true, "operator.truediv": true,
+}
+
 // PyCall is a Python-level call routed to an ATen overload, its arguments
 // rewritten for the overload's schema.
 type PyCall struct {
@@ -185,7 +197,7 @@ func (r *Registry) ResolvePython(target string, args []ir.Arg, kwargs []ir.Kwarg
 	if packet, rev := reflected[target]; rev && len(args) == 2 && !isTensorArg(args[0]) {
 		c.packet = packet
 	}
-	if _, isOp := pyOperatorPackets[target]; isOp && len(args) == 2 && !isTensorArg(args[0]) && isTensorArg(args[1]) {
+	if swapsOperands[target] && len(args) == 2 && !isTensorArg(args[0]) && isTensorArg(args[1]) {
 		args = []ir.Arg{args[1], args[0]}
 	}
 	args, kwargs, err = c.normalize(args, kwargs)
@@ -322,6 +334,9 @@ func fitOverload(op *Op, args []ir.Arg, kwargs []ir.Kwarg) ([]ir.Arg, []ir.Kwarg
 			return nil, nil, 0, err
 		}
 	}
+	if len(args) > 0 && op.Schema.Params[0].Type.Base == TScalar && isNumberArg(args[0]) {
+		score++ // torch.pow(2, x) is pow.Scalar, not pow.Tensor_Tensor with 2 wrapped
+	}
 	for _, k := range kw {
 		if err := check(k.Arg, op.Schema.Params[op.paramIndex(k.Name)]); err != nil {
 			return nil, nil, 0, err
@@ -354,6 +369,10 @@ func packVarargs(op *Op, args []ir.Arg) []ir.Arg {
 		return append(append([]ir.Arg(nil), args[:i]...), ir.ListArg(rest...))
 	}
 	return args
+}
+
+func isNumberArg(a ir.Arg) bool {
+	return a.Kind == ir.ArgInt || a.Kind == ir.ArgFloat || a.Kind == ir.ArgBool
 }
 
 func isTensorArg(a ir.Arg) bool {

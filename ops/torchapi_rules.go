@@ -170,3 +170,15 @@ func ruleInterpolate(env *Env, a pyArgs) ([]ir.Type, error) {
 	}
 	return one(env.layoutLike(in.DType, shape, in)), nil
 }
+
+// BindPython binds a call of a Python function with a rule (F.interpolate)
+// to its parameter names, for a pass that expands it into ATen ops; ok is
+// false for a callable with no rule.
+func BindPython(target string, args []ir.Arg, kwargs []ir.Kwarg) (a map[string]ir.Arg, ok bool, err error) {
+	rule, ok := pyRules[target]
+	if !ok {
+		return nil, false, nil
+	}
+	a, err = bindPy(target, rule.sig, args, kwargs)
+	return a, true, err
+}

@@ -18,11 +18,11 @@ func TestCompileReusesOutputFolder(t *testing.T) {
 	var so, se discard
 	require.Equal(t, 0, kilnMain([]string{"compile", "-o", out, scenario}, nil, &so, &se))
 	require.FileExists(t, filepath.Join(out, "go.mod"))
-	require.FileExists(t, filepath.Join(out, "graph0.02-functionalize.fx"))
+	require.FileExists(t, filepath.Join(out, "graph0.03-functionalize.fx"))
 	require.NoError(t, os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644))
 
 	require.Equal(t, 0, kilnMain([]string{"compile", "-o", out, "-passes=fakeprop,dce", scenario}, nil, &so, &se))
-	require.NoFileExists(t, filepath.Join(out, "graph0.02-functionalize.fx"), "stale dump of the last run")
+	require.NoFileExists(t, filepath.Join(out, "graph0.03-functionalize.fx"), "stale dump of the last run")
 	require.FileExists(t, filepath.Join(out, "graph0.02-dce.fx"))
 	require.FileExists(t, filepath.Join(out, "notes.txt"), "a file kiln did not write")
 	require.FileExists(t, filepath.Join(out, "go.mod"))

@@ -88,7 +88,8 @@ func (gb *graphBuilder) setitem(l *logical, st, lhs, rhs span) error {
 	if alias, ok := gb.aliasAfter(l, st, target.base.name); ok {
 		name = alias.name
 	}
-	gb.add(l, target, name, "operator.setitem", ir.FormOperator, args, nil, 1)
+	n := gb.add(l, target, name, "operator.setitem", ir.FormOperator, args, nil, 1)
+	n.Stack = gb.stack // the source line, as for any other statement
 	return nil
 }
 
@@ -131,6 +132,7 @@ func (gb *graphBuilder) augmentedAssign(l *logical, st span, base, op string, rh
 		name, annot = alias.name, alias.typ
 	}
 	n := gb.add(l, value, name, "operator."+op, ir.FormOperator, args, nil, 1)
+	n.Stack = gb.stack
 	n.Results[0].Annot = annot
 	gb.bind(base, binding{v: n.Results[0]}) // Python rebinds x to the result
 	return nil

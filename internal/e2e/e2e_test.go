@@ -103,7 +103,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	t.Logf("summary: %v", counts)
 	assert.Zero(t, counts["MISMATCH"]+counts["RUN-FAIL"], "generated code disagrees with interp")
-	assert.GreaterOrEqual(t, counts["ok"], 40, "graphs compiled, run and matched end to end")
+	assert.GreaterOrEqual(t, counts["ok"], 320, "graphs compiled, run and matched end to end (330 since the aten pass lowers Dynamo graphs)")
 }
 
 // prepare compiles one example file and runs interp on it.

@@ -29,7 +29,8 @@ var Extras = map[string]string{
 	"checks":     "testdata/fusion: fusion facts to check (kernel counts, stages)",
 	"env":        "testdata/fusion: symbol values for runs",
 	"ints":       "testdata/lowering/badindex: integer input data",
-	"novalidate": "decompose, functionalize: skip translation validation, with the reason",
+	"novalidate": "decompose, functionalize, aten: skip translation validation, with the reason",
+	"eager":      "testdata/aten: PyTorch eager's outputs on interp's inputs (tools/aten_cases/gen.py)",
 	"tv":         "testdata/align: translation-validation settings",
 	"rows":       "testdata/fakeprop: a custom-op file the pipeline loads",
 }

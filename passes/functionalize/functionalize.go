@@ -94,14 +94,25 @@ type fn struct {
 	// metadata, so their defining node is re-typed (an input takes its
 	// annotation back) to recover the metadata before it.
 	inplaceViewSelf []bool
-	cur             *ir.Node // the node being rewritten
+	// storage is fakeprop's storage id of each original value, by value
+	// id: whether a view shares its input's storage is decided on these,
+	// since re-typing a rewritten view gives it the storage of the value
+	// it now reads (a functional op's result, a fresh storage).
+	storage []ir.StorageID
+	cur     *ir.Node // the node being rewritten
 }
 
 func newFn(ctx *passes.Context, g *ir.Graph) *fn {
 	nv := g.NumValueIDs()
 	f := &fn{ctx: ctx, g: g, b: build.NewBuilder(g), aliases: make([]*alias, nv),
-		changed: make([]bool, nv), inplaceViewSelf: make([]bool, nv)}
+		changed: make([]bool, nv), inplaceViewSelf: make([]bool, nv), storage: make([]ir.StorageID, nv)}
+	for _, v := range g.Inputs {
+		f.storage[v.ID] = storageOf(v)
+	}
 	for _, n := range g.Nodes {
+		for _, r := range n.Results {
+			f.storage[r.ID] = storageOf(r)
+		}
 		if op, ok := n.Op.(*ops.Op); ok && op.IsInplaceView() && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
 			f.inplaceViewSelf[n.Args[0].Value.ID] = true
 		}
@@ -355,7 +366,7 @@ func (f *fn) view(n *ir.Node, op *ops.Op) error {
 	inType := tensorType(sa.value, nil)
 	shared := make([]bool, len(n.Results))
 	for i, r := range n.Results {
-		s, rs := storageOf(self), storageOf(r)
+		s, rs := f.origStorage(self), f.origStorage(r)
 		shared[i] = s == rs || op.IsView() && (s == 0 || rs == 0)
 	}
 	rewritten, err := f.rewriteNode(n, true)
@@ -373,6 +384,14 @@ func (f *fn) view(n *ir.Node, op *ops.Op) error {
 		f.aliases[r.ID] = &alias{st: sa.st, metas: sa.chain(m), value: r, gen: sa.gen, name: r.Name}
 	}
 	return nil
+}
+
+// origStorage is fakeprop's storage id of an original value.
+func (f *fn) origStorage(v *ir.Value) ir.StorageID {
+	if v.ID < len(f.storage) {
+		return f.storage[v.ID]
+	}
+	return storageOf(v)
 }
 
 // retypeIf re-runs n's meta rule when its arguments changed (or it defines

@@ -255,11 +255,27 @@ def inputs_of(src):
     sig = re.search(r"^\s*def forward\(self, (.*)\):", flat_signature(src), flags=re.M).group(1)
     out = []
     for name, ann in re.findall(r"(\w+): \"([^\"]*)\"", sig):
+        if ann.startswith("Sym("):  # a Dynamo graph's size parameter: read off the tensors (sym_values)
+            out.append((name, "sym", ann[4:-1], None))
+            continue
         m = re.match(r"(\w+)\[([^\]]*)\](?:\[([^\]]*)\])?", ann)
-        shape = [int(s) for s in m.group(2).split(",") if s.strip()]
-        strides = [int(s) for s in m.group(3).split(",") if s.strip()] if m.group(3) is not None else None
+        shape = [int(s) if s.strip().lstrip("-").isdigit() else s.strip() for s in m.group(2).split(",") if s.strip()]
+        strides = [int(s) if s.strip().lstrip("-").isdigit() else s.strip() for s in m.group(3).split(",") if s.strip()] \
+            if m.group(3) is not None else None
         out.append((name, m.group(1), shape, strides))
     return out
+
+
+def sym_values(specs, ins):
+    """Each Sym(sN) parameter's value: the size of the first tensor input
+    whose annotation has sN as a dim."""
+    sizes = {}
+    for (_, dt, shape, _), v in zip(specs, ins):
+        if dt != "sym":
+            for ann, size in zip(shape, v.shape):
+                if isinstance(ann, str):
+                    sizes.setdefault(ann, size)
+    return [sizes[shape] if dt == "sym" else v for (_, dt, shape, _), v in zip(specs, ins)]
 
 
 def make_inputs(specs):
@@ -340,19 +356,26 @@ def main():
     ap.add_argument("--mm-variants", action="store_true",
                     help="also run eager with its matrix products summed in float64 and in k order (float32), "
                     "and print same()'s verdicts on those: whether a verdict hinges on summation order")
+    ap.add_argument("--passes", help="passes kiln run applies before interp (default: none for an ATen graph; "
+                    "fakeprop,aten for a Dynamo-level one, TORCH_LOGS=graph_code, which interp runs as ATen ops)")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     work = a.work or tempfile.mkdtemp(prefix="e2e_judge.")
     os.makedirs(work, exist_ok=True)
     src = open(a.fx).read()
+    if a.passes is None:
+        a.passes = "fakeprop,aten" if re.search(r"^\s+l_\w+ = L_\w+$", src, flags=re.M) else ""
     specs = inputs_of(src)
     if a.inputs:
-        ins = [load(os.path.join(a.inputs, name + ".npy"), DTYPES[dt]) for name, dt, _, _ in specs]
+        ins = sym_values(specs, [None if dt == "sym" else load(os.path.join(a.inputs, name + ".npy"), DTYPES[dt])
+                                 for name, dt, _, _ in specs])
     else:
         ins = pool_indices(src, specs, make_inputs(specs))
     in_dir = os.path.join(work, "in")
     os.makedirs(in_dir, exist_ok=True)
-    for (name, _, _, _), v in zip(specs, ins):
+    for (name, dt, _, _), v in zip(specs, ins):
+        if dt == "sym":
+            continue
         # numpy has no bfloat16: kiln reads it as raw '<u2' bits (rt/npy.go)
         arr = v.view(torch.int16).numpy().view(np.uint16) if v.dtype == torch.bfloat16 else v.numpy()
         np.save(os.path.join(in_dir, name + ".npy"), arr)
@@ -361,7 +384,7 @@ def main():
     subprocess.run(["go", "build", "-o", kiln, "./cmd/kiln"], cwd=root, check=True)
     if not a.skip_interp:
         # past kiln run's default 3 GB: corpus 041 holds several 1024x50005 tensors
-        subprocess.run([kiln, "run", "-max-run-bytes", str(32 << 30), "-max-tensor-bytes", str(4 << 30),
+        subprocess.run([kiln, "run", "-passes", a.passes, "-max-run-bytes", str(32 << 30), "-max-tensor-bytes", str(4 << 30),
                         "-seed", str(SEED), "-inputs", in_dir, "-o", os.path.join(work, "interp"), a.fx],
                        check=True, capture_output=True)
     mod = os.path.join(work, "mod")
@@ -371,8 +394,8 @@ def main():
     subprocess.run([os.path.join(mod, "kilngen"), "-seed", str(SEED), "-inputs", in_dir, "-o", os.path.join(work, "go")],
                    check=True)
 
-    eager_in = [v.clone() for v in ins]
-    f64_in = [v.double() if v.is_floating_point() else v.clone() for v in ins]
+    eager_in = [v.clone() if isinstance(v, torch.Tensor) else v for v in ins]
+    f64_in = [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in eager_in]
     with torch.no_grad():
         eager = runnable(src)(*eager_in)
         f64 = runnable(src, f64=True)(*f64_in)
@@ -388,8 +411,15 @@ def main():
     ok = True
     print(f"{os.path.basename(a.fx)} (torch {torch.__version__})")
     for i, go_file, interp_file, e, r in cases:
-        if not isinstance(e, torch.Tensor) or not e.is_floating_point():
-            continue  # integer outputs compare exactly in internal/e2e
+        if not isinstance(e, torch.Tensor):
+            continue
+        if not e.is_floating_point():  # integer and bool outputs: exactly eager's
+            got = [load(os.path.join(work, d, f), e.dtype) for d, f in [("go", go_file)] +
+                   ([] if a.skip_interp else [("interp", interp_file)])]
+            eq = all(g.shape == e.shape and torch.equal(g, e) for g in got)
+            ok = ok and eq
+            print(f"  {i} {str(e.dtype).removeprefix('torch.')}{list(e.shape)}: equal to eager: {eq}")
+            continue
         got_g = load(os.path.join(work, "go", go_file), e.dtype)
         got_i = got_g if a.skip_interp else load(os.path.join(work, "interp", interp_file), e.dtype)
         rm = lambda x: float(torch.sqrt(torch.mean((x.double() - r.double()) ** 2)))
