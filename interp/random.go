@@ -235,6 +235,8 @@ var valuePassing = map[string][]string{
 	"clone": {"self"}, "maximum": {"self", "other"}, "minimum": {"self", "other"}, "clamp": {"self"},
 	"clamp_min": {"self"}, "clamp_max": {"self"}, "where": {"self", "other"}, "gather": {"self"},
 	"index_select": {"self"}, "index": {"self"}, "take": {"self"},
+	// a device or dtype move (RoBERTa's buffer.to(device) before its gather)
+	"to": {"self"}, "_to_copy": {"self"},
 }
 
 // passesValues reports whether n's result holds v's values (valuePassing).

@@ -237,3 +237,23 @@ def forward(self, pos: "i64[1, 512]", buf: "i64[1, 512]", w: "f32[2, 4]"):
 		require.NoError(t, err)
 	}
 }
+
+// TestIndexInputThroughTo: RoBERTa moves its token type buffer with
+// .to(device) before the gather (testdata/dynamo/hf_roberta after the aten
+// pass); the move passes the values through.
+func TestIndexInputThroughTo(t *testing.T) {
+	g := parseGraph(t, `
+def forward(self, pos: "i64[1, 7]", buf: "i64[1, 512]", w: "f32[2, 4]"):
+    to: "i64[1, 512]" = torch.ops.aten.to.dtype_layout(buf, device = device(type='cpu'))
+    gather: "i64[1, 7]" = torch.ops.aten.gather.default(to, 1, pos)
+    embedding: "f32[1, 7, 4]" = torch.ops.aten.embedding.default(w, gather)
+    return (embedding,)
+`)
+	for seed := range uint64(5) {
+		in, err := MakeInputs(g, Options{Seed: seed})
+		require.NoError(t, err)
+		for _, v := range in[1].(*Tensor).Ints() {
+			require.True(t, v == 0 || v == 1, "token type id %d", v)
+		}
+	}
+}
