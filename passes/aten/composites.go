@@ -78,8 +78,11 @@ func expandOneHot(r *rewriter, n *ir.Node, c *ops.Call) error {
 	if err != nil {
 		return err
 	}
-	ar, err := r.call("aten::arange.default", []ir.Arg{ir.IntArg(k)},
-		ir.Kwarg{Name: "dtype", Arg: ir.DTypeArg(ir.I64)}, ir.Kwarg{Name: "device", Arg: ir.DeviceArg(t.Device)})
+	kws := []ir.Kwarg{{Name: "dtype", Arg: ir.DTypeArg(ir.I64)}}
+	if t.Device.Known() { // an unknown device would print as device(type='')
+		kws = append(kws, ir.Kwarg{Name: "device", Arg: ir.DeviceArg(t.Device)})
+	}
+	ar, err := r.call("aten::arange.default", []ir.Arg{ir.IntArg(k)}, kws...)
 	if err != nil {
 		return err
 	}

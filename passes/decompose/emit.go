@@ -214,6 +214,25 @@ func (e *emitter) scalarTensor(s ir.Arg, dt ir.DType, dev ir.Device) *ir.Value {
 	return e.call("aten::scalar_tensor.default", []ir.Arg{s}, kws...)
 }
 
+// arange is aten::arange over args (end, or start, end, step) in dt (no
+// dtype keyword when dt is ir.Invalid: arange's own inference), on dev,
+// pin_memory=False, as the decompositions' Python calls print; an unknown
+// device is left out (it would print as device(type='') and not parse).
+func (e *emitter) arange(args []ir.Arg, dt ir.DType, dev ir.Device) *ir.Value {
+	target := "aten::arange.default"
+	if len(args) == 3 {
+		target = "aten::arange.start_step"
+	}
+	var kws []ir.Kwarg
+	if dt != ir.Invalid {
+		kws = append(kws, kw("dtype", ir.DTypeArg(dt)))
+	}
+	if dev.Known() {
+		kws = append(kws, kw("device", ir.DeviceArg(dev)))
+	}
+	return e.call(target, args, append(kws, kw("pin_memory", ir.BoolArg(false)))...)
+}
+
 // size is dim d of x as an argument: the constant, or a sym_size.int node.
 func (e *emitter) size(x *ir.Value, d int) ir.Arg {
 	t := tensor(x)

@@ -34,8 +34,7 @@ func (e *emitter) foldParams(c *ops.Call) (fp foldParams, ok bool) {
 func (e *emitter) blockIndices(fp foldParams, i int, in int64, dev ir.Device) (idx *ir.Value, blocks int64) {
 	span := in + 2*fp.p[i] - fp.d[i]*(fp.k[i]-1)
 	arange := func(end, step int64) *ir.Value {
-		return e.call("aten::arange.start_step", []ir.Arg{i64(0), i64(end), i64(step)},
-			kw("dtype", ir.DTypeArg(ir.I64)), kw("device", ir.DeviceArg(dev)), kw("pin_memory", ir.BoolArg(false)))
+		return e.arange([]ir.Arg{i64(0), i64(end), i64(step)}, ir.I64, dev)
 	}
 	starts := e.unsqueeze(arange(span, fp.s[i]), 0)
 	taps := e.unsqueeze(arange(fp.k[i]*fp.d[i], fp.d[i]), 1)

@@ -256,8 +256,7 @@ func (e *emitter) oneHot(self *ir.Value, dim int, index *ir.Value, v float64) *i
 	if t == nil || e.err != nil {
 		return nil
 	}
-	iota := e.call("aten::arange.default", []ir.Arg{e.size(self, dim)},
-		kw("dtype", ir.DTypeArg(ir.I64)), kw("device", ir.DeviceArg(t.Device)), kw("pin_memory", ir.BoolArg(false)))
+	iota := e.arange([]ir.Arg{e.size(self, dim)}, ir.I64, t.Device)
 	shape := []ir.Arg{e.size(self, dim)}
 	for range t.Rank() - dim - 1 {
 		shape = append(shape, i64(1))

@@ -41,8 +41,7 @@ func upsampleNearest(exact bool) buildFunc {
 					scale = float64(isize) / (float64(isize) * s.Float)
 				}
 			}
-			idx := e.call("aten::arange.default", []ir.Arg{i64(o)},
-				kw("dtype", ir.DTypeArg(ir.F32)), kw("device", ir.DeviceArg(t.Device)), kw("pin_memory", ir.BoolArg(false)))
+			idx := e.arange([]ir.Arg{i64(o)}, ir.F32, t.Device)
 			if exact {
 				idx = e.add(idx, f64(0.5))
 			}

@@ -88,8 +88,7 @@ func (e *emitter) linearIndex(in, o int64, align bool, given *float64, dt ir.DTy
 	default:
 		scale = float64(in) / float64(o)
 	}
-	i := e.call("aten::arange.default", []ir.Arg{i64(o)},
-		kw("device", ir.DeviceArg(dev)), kw("pin_memory", ir.BoolArg(false)))
+	i := e.arange([]ir.Arg{i64(o)}, ir.Invalid, dev)
 	i = e.cast(i, dt)
 	if align {
 		s = e.mul(i, f64(scale))
