@@ -14,8 +14,10 @@ import (
 // lowerView emits nothing: each result is its base's buffer seen through
 // the result's own layout (fakeprop computed shape, strides and offset in
 // the storage's terms, in units of the result dtype after view.dtype). A
-// "view" whose result got fresh storage (reshape of a non-viewable
-// layout) is a copy instead.
+// "view" whose result got fresh storage is a copy instead: of the input's
+// elements in row-major order for the row-major views (reshape of a
+// non-viewable layout), else of the view's own layout over the input (a
+// transpose copied as a reshape would reorder nothing).
 func lowerView(l *lowerer, c *ops.Call) error {
 	self := c.Args[0]
 	if self.Kind != ir.ArgValue {
@@ -34,7 +36,11 @@ func lowerView(l *lowerer, c *ops.Call) error {
 			if len(c.Node.Results) != 1 {
 				return noLowering(c.Node, "", "%s: a result of a multi-result view does not share its base's storage", c.Op)
 			}
-			if view := viewOfCopy(c.Op); view != nil && view.Meta != nil {
+			view := viewOfCopy(c.Op)
+			if view == nil && !c.Op.RowMajor {
+				view = c.Op
+			}
+			if view != nil && view.Meta != nil {
 				return copyView(l, c, view, base, v)
 			}
 			return copyReshape(l, base, v)

@@ -44,7 +44,10 @@ func copyView(l *lowerer, c *ops.Call, view *ops.Op, base tensorRef, v *ir.Value
 	}
 	types, err := view.Meta(ops.NewEnv(nil), vc)
 	if err != nil || len(types) != 1 || types[0].Kind != ir.KindTensor {
-		return copyReshape(l, base, v) // view_copy of a layout view cannot express: a reshape
+		if view.RowMajor {
+			return copyReshape(l, base, v) // view_copy of a layout view cannot express: a reshape
+		}
+		return noLowering(c.Node, "", "%s: its layout over the input could not be computed: %v", c.Op, err)
 	}
 	out, err := l.fresh(v)
 	if err != nil {

@@ -66,6 +66,11 @@ type Op struct {
 	// ("aten::slice_scatter.default" for slice.Tensor); "" when none or when
 	// the view is reshape-like (inverted by a view back to the base shape).
 	ViewInverse string
+	// RowMajor marks the views that keep row-major element order (view,
+	// reshape, _unsafe_view, view_as): where the result cannot alias its
+	// input, it is the input's elements copied in row-major order. Any
+	// other view is its own layout over the input.
+	RowMajor bool
 	// Meta computes result types; nil when kiln has no rule (the op is then
 	// typed from annotations or left unknown).
 	Meta MetaFunc

@@ -146,6 +146,7 @@ type Entry struct {
 	Meta        MetaFunc
 	Functional  string // qualified name; filled automatically for `name_` variants
 	ViewInverse string
+	RowMajor    bool // Op.RowMajor
 	Effects     bool
 	Random      bool
 	DataDep     bool
@@ -159,7 +160,7 @@ func NewOp(e Entry) (*Op, error) {
 		return nil, err
 	}
 	return &Op{Schema: s, Kind: e.Kind, Meta: e.Meta, Functional: e.Functional, ViewInverse: e.ViewInverse,
-		Effects: e.Effects, Random: e.Random, DataDep: e.DataDep, Doc: e.Doc, name: s.QualifiedName()}, nil
+		RowMajor: e.RowMajor, Effects: e.Effects, Random: e.Random, DataDep: e.DataDep, Doc: e.Doc, name: s.QualifiedName()}, nil
 }
 
 func build(entries []Entry) (*Registry, error) {

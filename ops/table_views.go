@@ -11,16 +11,21 @@ func viewTable() []Entry {
 	v := func(schema string, rule selfRuleFunc, inverse string) Entry {
 		return Entry{Schema: schema, Kind: KindView, Meta: selfRule(rule), ViewInverse: inverse}
 	}
+	rowMajor := func(schema string, rule selfRuleFunc) Entry {
+		e := v(schema, rule, "")
+		e.RowMajor = true
+		return e
+	}
 	cp := func(schema string, rule selfRuleFunc) Entry {
 		return Entry{Schema: schema, Kind: KindView, Meta: copied(selfRule(rule)), Doc: "functional copy of a view"}
 	}
 	return []Entry{
-		v("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", ruleView, ""),
+		rowMajor("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", ruleView),
 		v("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", ruleViewDType, ""),
-		v("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", ruleView, ""),
-		v("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ruleReshape, ""),
+		rowMajor("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", ruleView),
+		rowMajor("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ruleReshape),
 		v("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)", ruleAsStrided, ""),
-		v("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ruleViewAs, ""),
+		rowMajor("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ruleViewAs),
 		v("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", ruleSlice, "aten::slice_scatter.default"),
 		v("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", ruleSelect, "aten::select_scatter.default"),
 		v("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", ruleNarrow, "aten::slice_scatter.default"),
