@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ir/sym"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // Convolution (direct, any number of spatial dims, groups, dilation; not
@@ -109,10 +111,26 @@ func kConvolution(c *call) ([]any, error) {
 	}
 	shape := append([]int64{g.n, g.cout}, g.out...)
 	res := FromFloatsOn(x.DType, shape, out, x.Device())
+	if convChannelsLast(x, w) {
+		if res, err = cloneAs(res, "channels_last"); err != nil {
+			return nil, err
+		}
+	}
 	if unbatched {
 		res, _ = squeezeDims(res, []int64{0})
 	}
 	return one(res)
+}
+
+// convChannelsLast is the convolution's output memory format, the rule
+// fakeprop types it with (ops' meta_conv pick_memory_format): a
+// channels-last input gives a channels-last output (a transformer's NHWC
+// permute before a depthwise conv, testdata/dynamo/hf_convnext).
+func convChannelsLast(x, w *Tensor) bool {
+	if x.Dim() != 4 {
+		return false // channels_last_3d outputs: not modelled
+	}
+	return ops.ConvChannelsLast(x.staticType(), w.staticType())
 }
 
 // convPadding reads padding as ints or as 'valid' / 'same'.
@@ -329,4 +347,18 @@ func init() {
 	register(func(c *call) ([]any, error) { return pool2d(c, false) }, "max_pool2d", "max_pool2d_with_indices",
 		"prims::_low_memory_max_pool_with_offsets")
 	register(func(c *call) ([]any, error) { return pool2d(c, true) }, "avg_pool2d")
+}
+
+// staticType is t's shape, strides and device as a type, for the rules
+// ops computes layouts with.
+func (t *Tensor) staticType() *ir.TensorType {
+	consts := func(xs []int64) []sym.Expr {
+		out := make([]sym.Expr, len(xs))
+		for i, x := range xs {
+			out[i] = sym.Const(x)
+		}
+		return out
+	}
+	return &ir.TensorType{DType: t.DType, Shape: consts(t.Shape), Strides: consts(t.Strides),
+		Offset: sym.Const(t.Offset), Device: t.Device()}
 }

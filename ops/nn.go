@@ -38,15 +38,68 @@ func metaSoftmax(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error)
 }
 
 // SuggestMemoryFormat is suggest_memory_format: channels-last when the
-// tensor is laid out NHWC (and not also row-major), else contiguous.
+// strides are like NHWC (NDHWC), else contiguous. With constant sizes and
+// strides it is c10's is_channels_last_strides_2d_s4 / _3d_s5, ambiguous
+// layouts included (testdata/memformat: PyTorch's answers); with symbolic
+// ones, laid out NHWC and not also row-major.
 func SuggestMemoryFormat(t *ir.TensorType) string {
-	if IsChannelsLast(t) && !IsContiguous(t) {
-		if t.Rank() == 5 {
-			return "channels_last_3d"
-		}
-		return "channels_last"
+	cl := false
+	if shape, strides, ok := constLayout(t); ok {
+		cl = stridesLikeChannelsLast(shape, strides)
+	} else {
+		cl = IsChannelsLast(t) && !IsContiguous(t)
 	}
-	return "contiguous_format"
+	switch {
+	case !cl:
+		return "contiguous_format"
+	case t.Rank() == 5:
+		return "channels_last_3d"
+	}
+	return "channels_last"
+}
+
+// stridesLikeChannelsLast is c10's is_channels_last_strides_2d_s4 (and
+// _3d_s5): strides non-decreasing from C through the spatial dims (last
+// first) to N, where a size-1 dim does not grow the bound; a zero C stride,
+// or N's stride equal to C's (N111), is contiguous.
+func stridesLikeChannelsLast(shape, strides []int64) bool {
+	var order []int
+	switch len(shape) {
+	case 4:
+		order = []int{1, 3, 2, 0}
+	case 5:
+		order = []int{1, 4, 3, 2, 0}
+	default:
+		return false
+	}
+	if strides[1] == 0 {
+		return false
+	}
+	lo := int64(0)
+	for _, d := range order {
+		if shape[d] == 0 || strides[d] < lo || d == 0 && lo == strides[1] {
+			return false
+		}
+		lo = strides[d] * shape[d]
+	}
+	return true
+}
+
+// constLayout is t's sizes and strides when all are constants.
+func constLayout(t *ir.TensorType) (shape, strides []int64, ok bool) {
+	st := stridesOf(t)
+	shape, strides = make([]int64, len(t.Shape)), make([]int64, len(st))
+	for i, e := range t.Shape {
+		if shape[i], ok = e.Const(); !ok {
+			return nil, nil, false
+		}
+	}
+	for i, e := range st {
+		if strides[i], ok = e.Const(); !ok {
+			return nil, nil, false
+		}
+	}
+	return shape, strides, len(shape) == len(strides)
 }
 
 // layoutLike allocates shape with the memory format src suggests.

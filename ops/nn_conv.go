@@ -78,21 +78,21 @@ func metaConvolution(env *Env, c *Call) ([]ir.Type, error) {
 		}
 	}
 	out := env.Contiguous(in.DType, shape, in.Device)
-	if convChannelsLast(in, w) {
+	if ConvChannelsLast(in, w) {
 		out.Strides = env.StridesFor("channels_last", out)
 	}
 	return one(out), nil
 }
 
-// convChannelsLast is meta_conv's pick_memory_format: on CUDA either
-// operand being channels-last makes the output channels-last; on CPU only
-// the input decides.
-func convChannelsLast(in, w *ir.TensorType) bool {
+// ConvChannelsLast is the output memory format FakeTensor's convolution
+// picks (fake_impls.py conv: _conv_determine_backend_memory_format): a
+// channels-last input or weight makes a batched 4-d output channels-last,
+// on the CPU too. Checked on PyTorch 2.15, eager and FakeTensorMode alike,
+// for regular, depthwise and 1x1 convolutions in float32, float64 and
+// bfloat16; an unbatched input stays contiguous (fake_impls' mem_fmt None).
+func ConvChannelsLast(in, w *ir.TensorType) bool {
 	cl := func(t *ir.TensorType) bool { return SuggestMemoryFormat(t) == "channels_last" }
-	if in.Device.Type == "cuda" {
-		return cl(in) || cl(w)
-	}
-	return cl(in)
+	return in.Rank() == w.Rank() && (cl(in) || cl(w))
 }
 
 func constList(n int, v int64) []sym.Expr {

@@ -318,6 +318,19 @@ def cases():
     out.append(single("nll_loss_nd_none", aten.nll_loss_nd.default, [logits, torch.tensor([[0, 1, 2]] * 4)], {"reduction": 0}, values=False))
     out.append(single("unflatten_transposed", aten.unflatten.int, [gen(129, 6, 4).t(), 1, [2, -1]], values=False))
     out.append(single("numpy_T_3d", aten.numpy_T.default, [gen(130, 2, 3, 4)], values=False))
+    # The output memory format of a convolution: a channels-last weight
+    # makes it channels-last on the CPU too (FakeTensor's conv asks
+    # _conv_determine_backend_memory_format), depthwise and float64 alike.
+    wcl = gen(131, 4, 3, 3, 3).to(memory_format=torch.channels_last)
+    out.append(single("conv2d_weight_channels_last", aten.convolution.default,
+                      [gen(132, 2, 3, 5, 5), wcl, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1], values=False))
+    dw = gen(133, 4, 1, 3, 3).to(memory_format=torch.channels_last)
+    out.append(single("conv2d_depthwise_weight_channels_last", aten.convolution.default,
+                      [gen(134, 2, 4, 5, 5), dw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4], values=False))
+    x64 = gen(135, 2, 3, 5, 5, dtype=torch.float64).to(memory_format=torch.channels_last)
+    out.append(single("conv2d_f64_input_channels_last", aten.convolution.default,
+                      [x64, gen(136, 4, 3, 3, 3, dtype=torch.float64), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1],
+                      values=False))
     out += linalg_cases(gen, case, single)
     out += nn_cases(gen, case, single)
     return out
