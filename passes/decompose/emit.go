@@ -217,7 +217,8 @@ func (e *emitter) scalarTensor(s ir.Arg, dt ir.DType, dev ir.Device) *ir.Value {
 // arange is aten::arange over args (end, or start, end, step) in dt (no
 // dtype keyword when dt is ir.Invalid: arange's own inference), on dev,
 // pin_memory=False, as the decompositions' Python calls print; an unknown
-// device is left out (it would print as device(type=”) and not parse).
+// device is left out (it would print as an empty device type, which does
+// not parse).
 func (e *emitter) arange(args []ir.Arg, dt ir.DType, dev ir.Device) *ir.Value {
 	target := "aten::arange.default"
 	if len(args) == 3 {
