@@ -163,6 +163,12 @@ def runnable(src, f64=False):
     return env["G"]()
 
 
+def copies(ins):
+    """Fresh copies of the inputs (a graph may mutate them); Sym inputs are
+    ints."""
+    return [v.clone() if isinstance(v, torch.Tensor) else v for v in ins]
+
+
 # --- eager with its matrix products summed another valid way ---
 
 def k_order_matmul(a, b):
@@ -212,7 +218,7 @@ def inductor_verdicts(src, ins, eager, f64):
     torch._dynamo.reset()
     try:
         with torch.no_grad():
-            got = torch.compile(runnable(src))(*[v.clone() for v in ins])
+            got = torch.compile(runnable(src))(*copies(ins))
     except Exception as err:  # the printout's Python, re-traced, is not always what Dynamo takes
         lines = [l.strip() for l in str(err).splitlines() if l.strip() and not l.strip().endswith("raised:")]
         first = lines[0] if lines else ""
@@ -235,7 +241,7 @@ def mm_variants(src, ins, eager, f64):
     rows = {}
     for how in ("f64", "k-order"):
         with torch.no_grad(), MatmulVariant(how):
-            got = runnable(src)(*[v.clone() for v in ins])
+            got = runnable(src)(*copies(ins))
         got = got if isinstance(got, (tuple, list)) else (got,)
         rows[how] = got
     quiet = lambda *args, **kw: None
@@ -394,7 +400,7 @@ def main():
     subprocess.run([os.path.join(mod, "kilngen"), "-seed", str(SEED), "-inputs", in_dir, "-o", os.path.join(work, "go")],
                    check=True)
 
-    eager_in = [v.clone() if isinstance(v, torch.Tensor) else v for v in ins]
+    eager_in = copies(ins)
     f64_in = [v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in eager_in]
     with torch.no_grad():
         eager = runnable(src)(*eager_in)
