@@ -1,0 +1,131 @@
+package lowering
+
+// Swapping the last two groups. Fusion is greedy in program order, so a
+// kernel c that reads what two independent groups write may only join the
+// later one: sum(x, 1) * x.mean() cannot put the multiply after the row
+// sum when the mean's kernel comes later in program order, though the mean
+// depends on nothing the sum does (Dynamo graph 01: "it reads buf31,
+// written by kernel22 which runs later"). Inductor's scheduler, which
+// fuses on the dependency graph, computes the mean first and the multiply
+// in the sum's loop. When the later group is the last one and the two
+// share no buffer that either writes, they may run in either order:
+// swapLastTwo puts the earlier one last and lets c try it again.
+
+// swapLastTwo swaps the last two groups when they are independent and c
+// (which reads what both write) then fuses into the one now last; else it
+// restores their order and returns false.
+func (s *scheduler) swapLastTwo(c *Kernel, reads, writes []*Buffer) bool {
+	n := len(s.groups)
+	if n < 2 {
+		return false
+	}
+	a, b := s.groups[n-2], s.groups[n-1]
+	// the bound of a join keeps the scans linear in the program
+	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs ||
+		instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
+		return false
+	}
+	s.swapGroups(n-2, n-1)
+	floor := -1
+	for _, buf := range reads {
+		floor = max(floor, s.level(s.maxWriter, buf))
+	}
+	for _, buf := range writes {
+		floor = max(floor, s.level(s.maxReader, buf), s.level(s.maxWriter, buf))
+	}
+	if floor == n-1 {
+		if plan, reason := s.planMerge(a, c, writes); reason == "" {
+			s.remark("%s (%s) runs before %s (%s), which does not depend on it, so that %s can join %s",
+				b.founder, kernelOrigin(b.k), a.founder, kernelOrigin(a.k), c.Name, a.founder)
+			s.remark("fused %s (%s) into %s (%s): %s", c.Name, kernelOrigin(c), a.founder, kernelOrigin(a.k), plan.why)
+			s.merge(a, c, plan)
+			s.record(n-1, reads, writes)
+			s.stats.Fusions++
+			return true
+		}
+	}
+	s.swapGroups(n-2, n-1)
+	return false
+}
+
+// independent reports whether kernels a and b touch no buffer that either
+// writes: running them in either order computes the same.
+func independent(a, b *Kernel) bool {
+	ar, aw := accessSets(a)
+	br, bw := accessSets(b)
+	for buf := range aw {
+		if br[buf] || bw[buf] {
+			return false
+		}
+	}
+	for buf := range bw {
+		if ar[buf] {
+			return false
+		}
+	}
+	return true
+}
+
+// swapGroups exchanges adjacent groups i and j = i+1 and the indices the
+// scheduler keeps of them (latest reader and writer, recent readers); the
+// group now at j is the later, so a buffer both read (or both wrote) keeps
+// j.
+func (s *scheduler) swapGroups(i, j int) {
+	s.groups[i], s.groups[j] = s.groups[j], s.groups[i]
+	s.groups[i].idx, s.groups[j].idx = i, j
+	ri, wi := accessSets(s.groups[i].k)
+	rj, wj := accessSets(s.groups[j].k)
+	relevel := func(m map[*Buffer]int, buf *Buffer, inI, inJ bool) {
+		if v, ok := m[buf]; ok && (v == i || v == j) {
+			if inJ {
+				m[buf] = j
+			} else if inI {
+				m[buf] = i
+			}
+		}
+	}
+	swap := func(x int) int {
+		switch x {
+		case i:
+			return j
+		case j:
+			return i
+		}
+		return x
+	}
+	for _, set := range []map[*Buffer]bool{ri, wi, rj, wj} {
+		for buf := range set {
+			relevel(s.maxReader, buf, ri[buf], rj[buf])
+			relevel(s.maxWriter, buf, wi[buf], wj[buf])
+		}
+	}
+	readers := map[*Buffer]bool{}
+	for buf := range ri {
+		readers[buf] = true
+	}
+	for buf := range rj {
+		readers[buf] = true
+	}
+	for buf := range readers { // once each: a buffer both read swaps once
+		if r, ok := s.recent[buf]; ok {
+			r = [2]int{swap(r[0]), swap(r[1])}
+			if r[1] > r[0] {
+				r[0], r[1] = r[1], r[0]
+			}
+			s.recent[buf] = r
+		}
+	}
+}
+
+// accessSets is kernelAccesses as sets.
+func accessSets(k *Kernel) (reads, writes map[*Buffer]bool) {
+	r, w := kernelAccesses(k)
+	reads, writes = make(map[*Buffer]bool, len(r)), make(map[*Buffer]bool, len(w))
+	for _, b := range r {
+		reads[b] = true
+	}
+	for _, b := range w {
+		writes[b] = true
+	}
+	return reads, writes
+}
