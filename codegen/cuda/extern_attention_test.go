@@ -1,17 +1,11 @@
 package cuda_test
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/kiln-compiler/kiln/codegen/cuda"
-	"github.com/kiln-compiler/kiln/internal/lit"
 )
 
 // TestExternSDPAText: the flash attention forward is one thread per query
@@ -20,18 +14,8 @@ import (
 // summing over their query heads. (Values are checked against interp by
 // TestCorpusEmulated on the same graph.)
 func TestExternSDPAText(t *testing.T) {
-	path := filepath.Join("../../testdata/lowering", "extern_sdpa.txtar")
-	arch, err := txtar.ParseFile(path)
-	require.NoError(t, err)
-	p := lowerFused(t, compileFX(t, path, lit.Section(arch, "input.fx"), defaultPipeline))
-	src, err := cuda.Generate(p)
-	require.NoError(t, err)
-	kernel := func(name string) string {
-		i := strings.Index(src, "extern \"C\" __global__ void "+name+"(")
-		require.GreaterOrEqual(t, i, 0, name)
-		j := strings.Index(src[i:], "\n}\n")
-		return src[i : i+j]
-	}
+	src := loweringCaseCUDA(t, "extern_sdpa.txtar")
+	kernel := func(name string) string { return kernelSource(t, src, name) }
 	params := func(k string) int {
 		return len(regexp.MustCompile(`__restrict__ (\w+)`).FindAllString(k[:strings.Index(k, "{")], -1))
 	}

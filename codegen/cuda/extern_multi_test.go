@@ -1,17 +1,11 @@
 package cuda_test
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/kiln-compiler/kiln/codegen/cuda"
-	"github.com/kiln-compiler/kiln/internal/lit"
 )
 
 // TestExternMultiText: topk is one thread per row; convolution_backward
@@ -19,18 +13,8 @@ import (
 // an output the graph never reads is no kernel parameter. (Values are
 // checked against interp by TestCorpusEmulated on the same graphs.)
 func TestExternMultiText(t *testing.T) {
-	path := filepath.Join("../../testdata/lowering", "extern_multi.txtar")
-	arch, err := txtar.ParseFile(path)
-	require.NoError(t, err)
-	p := lowerFused(t, compileFX(t, path, lit.Section(arch, "input.fx"), defaultPipeline))
-	src, err := cuda.Generate(p)
-	require.NoError(t, err)
-	kernel := func(name string) string {
-		i := strings.Index(src, "extern \"C\" __global__ void "+name+"(")
-		require.GreaterOrEqual(t, i, 0, name)
-		j := strings.Index(src[i:], "\n}\n")
-		return src[i : i+j]
-	}
+	src := loweringCaseCUDA(t, "extern_multi.txtar")
+	kernel := func(name string) string { return kernelSource(t, src, name) }
 	k0, k1, k2, k3 := kernel("kernel0"), kernel("kernel1"), kernel("kernel2"), kernel("kernel3")
 	assert.Contains(t, src, "// kernel0: extern aten::topk.default, origins [topk]: naive, one thread per row")
 	assert.Contains(t, k0, "const long long nwork = 4;")  // rows of [4, 50] along dim 1

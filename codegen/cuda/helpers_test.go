@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
 	"github.com/kiln-compiler/kiln/internal/fxtest"
+	"github.com/kiln-compiler/kiln/internal/lit"
 	"github.com/kiln-compiler/kiln/internal/tooltest"
 	"github.com/kiln-compiler/kiln/interp"
 	"github.com/kiln-compiler/kiln/ir"
@@ -178,4 +180,25 @@ func numbered(src string) string {
 		return s[i:]
 	}
 	return s
+}
+
+// loweringCaseCUDA is the CUDA of testdata/lowering/NAME's input.fx,
+// lowered and fused.
+func loweringCaseCUDA(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join("../../testdata/lowering", name)
+	arch, err := txtar.ParseFile(path)
+	require.NoError(t, err)
+	src, err := cuda.Generate(lowerFused(t, compileFX(t, path, lit.Section(arch, "input.fx"), defaultPipeline)))
+	require.NoError(t, err)
+	return src
+}
+
+// kernelSource is the text of kernel name in src, up to its closing brace.
+func kernelSource(t *testing.T, src, name string) string {
+	t.Helper()
+	i := strings.Index(src, "extern \"C\" __global__ void "+name+"(")
+	require.GreaterOrEqual(t, i, 0, name)
+	j := strings.Index(src[i:], "\n}\n")
+	return src[i : i+j]
 }
