@@ -2,9 +2,9 @@ package aten
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // getitem is x[index] as torch/csrc/autograd/python_variable_indexing.cpp
@@ -83,95 +83,19 @@ func (r *rewriter) scalarTensor(v ir.Arg, like *ir.TensorType) (ir.Arg, error) {
 
 // basicIndex applies the basic parts of index to x and returns the view
 // they make and, when tensors index, the index list for aten::index.Tensor
-// (one entry per dim of the view, None where no tensor stands, trailing
-// Nones dropped).
+// (ops.PlanIndex).
 func (r *rewriter) basicIndex(x *ir.Value, index ir.Arg) (*ir.Value, *ir.Arg, error) {
-	parts := []ir.Arg{index}
-	if index.Kind == ir.ArgTuple || index.Kind == ir.ArgList && !tensorList(index) {
-		parts = index.Elems
+	steps, advanced, err := ops.PlanIndex(x.Type.Tensor.Rank(), index)
+	if err != nil {
+		return nil, nil, err
 	}
-	rank := x.Type.Tensor.Rank()
-	named := 0
-	for _, p := range parts {
-		if p.Kind != ir.ArgNone && p.Kind != ir.ArgEllipsis {
-			named++
-			if isTensor(p) && p.Value.Type.Tensor.DType == ir.Bool {
-				named += p.Value.Type.Tensor.Rank() - 1 // a mask names as many dims as it has
-			}
-		}
-	}
-	cur, dim := x, 0
-	var advanced []ir.Arg
-	var err error
-	for _, p := range parts {
-		switch {
-		case p.Kind == ir.ArgEllipsis:
-			for k := 0; k < rank-named; k++ {
-				advanced = append(advanced, ir.NoneArg())
-			}
-			dim += max(rank-named, 0)
-		case p.Kind == ir.ArgNone:
-			cur, err = r.call("aten::unsqueeze.default", []ir.Arg{ir.ValueArg(cur), ir.IntArg(int64(dim))})
-			advanced = append(advanced, ir.NoneArg())
-			dim++
-		case p.Kind == ir.ArgSlice:
-			start, stop, step := unpackSlice(p)
-			cur, err = r.call("aten::slice.Tensor", []ir.Arg{ir.ValueArg(cur), ir.IntArg(int64(dim)), start, stop, step})
-			advanced = append(advanced, ir.NoneArg())
-			dim++
-		case isTensor(p):
-			advanced = append(advanced, p)
-			k := 1
-			if p.Value.Type.Tensor.DType == ir.Bool {
-				k = max(p.Value.Type.Tensor.Rank(), 1)
-				for j := 1; j < k; j++ {
-					advanced = append(advanced, ir.NoneArg())
-				}
-			}
-			dim += k
-		case p.Kind == ir.ArgInt || p.Kind == ir.ArgValue && p.Value.Type.Kind == ir.KindSymInt:
-			cur, err = r.call("aten::select.int", []ir.Arg{ir.ValueArg(cur), ir.IntArg(int64(dim)), p})
-		default:
-			return nil, nil, fmt.Errorf("indexing a tensor with %s is not modelled", p)
-		}
-		if err != nil {
+	cur := x
+	for _, st := range steps {
+		if cur, err = r.call(st.Target, append([]ir.Arg{ir.ValueArg(cur)}, st.Args...)); err != nil {
 			return nil, nil, err
 		}
 	}
-	for len(advanced) > 0 && !isTensor(advanced[len(advanced)-1]) {
-		advanced = advanced[:len(advanced)-1]
-	}
-	if len(advanced) == 0 {
-		return cur, nil, nil
-	}
-	list := ir.ListArg(advanced...)
-	return cur, &list, nil
-}
-
-// unpackSlice is THPUtils_unpackSlice: a missing start is 0, a missing
-// stop PY_SSIZE_T_MAX, a missing step 1, so the slice prints as an AOT
-// graph's does (slice.Tensor(x, 0, 0, 9223372036854775807)).
-func unpackSlice(p ir.Arg) (start, stop, step ir.Arg) {
-	start, stop, step = p.Elems[0], p.Elems[1], p.Elems[2]
-	if start.Kind == ir.ArgNone {
-		start = ir.IntArg(0)
-	}
-	if stop.Kind == ir.ArgNone {
-		stop = ir.IntArg(math.MaxInt64)
-	}
-	if step.Kind == ir.ArgNone {
-		step = ir.IntArg(1)
-	}
-	return start, stop, step
-}
-
-func tensorList(a ir.Arg) bool {
-	for _, e := range a.Elems {
-		if !isTensor(e) {
-			return false
-		}
-	}
-	return len(a.Elems) > 0
+	return cur, advanced, nil
 }
 
 // emitted names the ops built for the node being rewritten, in order:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // pythonNode types a Dynamo-level node — a torch function, a Tensor method,
@@ -52,79 +53,19 @@ func isTensor(a ir.Arg) bool { return a.Kind == ir.ArgValue && a.Value.Type.Kind
 // slices; tensors index the dims they stand at (aten::index.Tensor) after
 // the basic parts are applied.
 func (r *run) indexTensor(t *ir.TensorType, index ir.Arg) (*ir.TensorType, error) {
-	parts := []ir.Arg{index}
-	if index.Kind == ir.ArgTuple || index.Kind == ir.ArgList && !isTensorList(index) {
-		parts = index.Elems
-	}
-	named := 0
-	for _, p := range parts {
-		if p.Kind != ir.ArgNone && p.Kind != ir.ArgEllipsis {
-			named++
-			if isTensor(p) && p.Value.Type.Tensor.DType == ir.Bool {
-				named += p.Value.Type.Tensor.Rank() - 1 // a mask names as many dims as it has
-			}
-		}
-	}
-	var err error
-	dim := 0
-	var advanced []ir.Arg // one entry per dim of the result of the basic parts
-	for _, p := range parts {
-		switch {
-		case p.Kind == ir.ArgEllipsis:
-			for k := 0; k < t.Rank()-named; k++ {
-				advanced = append(advanced, ir.NoneArg())
-			}
-			dim += max(t.Rank()-named, 0)
-			continue
-		case p.Kind == ir.ArgNone:
-			t, err = r.applyMeta("aten::unsqueeze.default", t, ir.IntArg(int64(dim)))
-			advanced = append(advanced, ir.NoneArg())
-		case p.Kind == ir.ArgSlice:
-			start, stop, step := p.Elems[0], p.Elems[1], p.Elems[2]
-			if step.Kind == ir.ArgNone {
-				step = ir.IntArg(1)
-			}
-			t, err = r.applyMeta("aten::slice.Tensor", t, ir.IntArg(int64(dim)), start, stop, step)
-			advanced = append(advanced, ir.NoneArg())
-		case isTensor(p):
-			advanced = append(advanced, p)
-			rank := 1
-			if p.Value.Type.Tensor.DType == ir.Bool {
-				rank = max(p.Value.Type.Tensor.Rank(), 1)
-				for k := 1; k < rank; k++ {
-					advanced = append(advanced, ir.NoneArg())
-				}
-			}
-			dim += rank
-			continue
-		default: // an int (or SymInt) selects and removes the dim
-			t, err = r.applyMeta("aten::select.int", t, ir.IntArg(int64(dim)), p)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		dim++
-	}
+	steps, advanced, err := ops.PlanIndex(t.Rank(), index)
 	if err != nil {
 		return nil, err
 	}
-	if !anyTensor(advanced) {
-		return t, nil
-	}
-	for len(advanced) > 0 && !isTensor(advanced[len(advanced)-1]) {
-		advanced = advanced[:len(advanced)-1]
-	}
-	return r.applyMeta("aten::index.Tensor", t, ir.ListArg(advanced...))
-}
-
-func isTensorList(a ir.Arg) bool {
-	for _, e := range a.Elems {
-		if !isTensor(e) {
-			return false
+	for _, st := range steps {
+		if t, err = r.applyMeta(st.Target, t, st.Args...); err != nil {
+			return nil, err
 		}
 	}
-	return len(a.Elems) > 0
+	if advanced == nil {
+		return t, nil
+	}
+	return r.applyMeta("aten::index.Tensor", t, *advanced)
 }
 
 // applyMeta runs one ATen op's meta rule on a tensor type and constant
