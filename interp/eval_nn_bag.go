@@ -116,6 +116,8 @@ func kEmbeddingBag(c *call) ([]any, error) {
 	sizes := make([]int64, bags)
 	if !fastSum {
 		o2b = bag
+	}
+	if mode != 0 { // ATen zeroes bag_size in sum mode ("make bag_size output deterministic")
 		for b, c := range count {
 			sizes[b] = int64(c)
 		}
@@ -198,7 +200,16 @@ func kEmbeddingBagBackward(c *call) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		bs, err := c.tensor("bag_size")
+		if err != nil {
+			return nil, err
+		}
+		sizes := contiguous(bs).Ints()
 		for o, row := range contiguous(mi).Ints() {
+			// an empty bag's max_indices is 0, not a row: ATen skips it
+			if b := int64(o) / max(d, 1); b < int64(len(sizes)) && sizes[b] == 0 {
+				continue
+			}
 			if row >= 0 && row < nw && int64(o) < int64(len(gs)) {
 				out[row*d+int64(o)%d] += gs[o]
 			}

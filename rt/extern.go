@@ -42,6 +42,14 @@ func Extern(op string, out *Tensor, args []*Tensor, params map[string][]int64) e
 			return adaptiveAvgPool2dBackward[float64](out, args)
 		}
 		return adaptiveAvgPool2dBackward[float32](out, args)
+	case "aten::_embedding_bag_backward":
+		switch out.DType {
+		case "f64":
+			return embeddingBagBackward[float64](op, out, args, params)
+		case "f32":
+			return embeddingBagBackward[float32](op, out, args, params)
+		}
+		return fmt.Errorf("%s: dtype %s is not supported by the Go backend (f32, f64)", op, out.DType)
 	}
 	return fmt.Errorf("extern op %s is not supported by the Go backend", op)
 }

@@ -8,7 +8,8 @@ import (
 // ExternN runs an extern op with several outputs (topk, sort: values, indices;
 // convolution_backward: grad_input, grad_weight, grad_bias; the CPU flash
 // attention op: out, logsumexp, and its backward: grad_query, grad_key,
-// grad_value). A nil output
+// grad_value; embedding_bag: output, offset2bag, bag_size, max_indices).
+// A nil output
 // is one the program never reads: it is not computed.
 func ExternN(op string, outs []*Tensor, args []*Tensor, params map[string][]int64) error {
 	switch base, _, _ := strings.Cut(op, "."); base {
@@ -20,6 +21,17 @@ func ExternN(op string, outs []*Tensor, args []*Tensor, params map[string][]int6
 		return sdpaForward(op, outs, args, params)
 	case "aten::_scaled_dot_product_flash_attention_for_cpu_backward":
 		return sdpaBackward(op, outs, args, params)
+	case "aten::_embedding_bag", "aten::_embedding_bag_forward_only":
+		if len(args) == 0 || args[0] == nil {
+			return fmt.Errorf("%s: want weight, indices, offsets and per_sample_weights", op)
+		}
+		switch args[0].DType {
+		case "f64":
+			return embeddingBag[float64](op, outs, args, params)
+		case "f32":
+			return embeddingBag[float32](op, outs, args, params)
+		}
+		return fmt.Errorf("%s: dtype %s is not supported by the Go backend (f32, f64)", op, args[0].DType)
 	case "aten::convolution_backward":
 		if len(args) == 0 || args[0] == nil {
 			return fmt.Errorf("%s: want grad_output, input and weight", op)

@@ -92,6 +92,7 @@ type externData struct {
 		GO          jsonNum `json:"grad_output"`
 		GradInput   jsonNum `json:"grad_input"`
 	} `json:"upsample_bilinear2d_backward"`
+	EmbeddingBag []bagCase `json:"embedding_bag"`
 }
 
 func loadExternData(t *testing.T) *externData {

@@ -1,6 +1,6 @@
 """PyTorch's CPU topk, sort, convolution and convolution_backward (direct and
-transposed), _adaptive_avg_pool2d_backward and upsample_bilinear2d_backward
-on small cases, for kiln's Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
+transposed), _adaptive_avg_pool2d_backward, upsample_bilinear2d_backward
+and embedding_bag (forward, backward, per_sample_weights backward) on small cases, for kiln's Go runtime (rt/extern_multi_test.go reads rt/testdata/extern_multi.json).
 
 Usage: python3 tools/externs/gen.py > rt/testdata/extern_multi.json
 
@@ -194,12 +194,64 @@ def upsample_bilinear_backward_cases():
     return cases
 
 
+def embedding_bag_cases():
+    # random weights and grads: rt must sum each bag in index order, and the
+    # backward in the order of ATen's (unstable) index sort with its axpy
+    g = torch.Generator().manual_seed(31)
+    cases = []
+    for name, nw, d, idx, offs, mode, pad, last, psw, dt, fwd_only in (
+            ("sum_fast", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 0, -1, False, False, torch.float32, False),
+            ("mean", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 1, -1, False, False, torch.float32, False),
+            ("max", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 2, -1, False, False, torch.float32, False),
+            ("sum_padding", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 0, 2, False, False, torch.float32, False),
+            ("mean_padding", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 1, 2, False, False, torch.float32, False),
+            ("max_padding", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 2, 2, False, False, torch.float32, False),
+            ("mean_include_last_offset", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6, 8], 1, -1, True, False,
+             torch.float32, False),
+            ("sum_per_sample_weights", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 0, -1, False, True,
+             torch.float32, False),
+            ("sum_per_sample_weights_padding", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 0, 2, False, True,
+             torch.float32, False),
+            # 40 indices into 6 rows: repeats beyond std::sort's insertion
+            # threshold, so the backward's order is the unstable sort's
+            ("mean_many_repeats", 6, 9, torch.randint(0, 6, (40,), generator=g).tolist(), [0, 7, 7, 20, 33], 1, -1,
+             False, False, torch.float32, False),
+            ("sum_many_repeats_f64", 6, 9, torch.randint(0, 6, (40,), generator=g).tolist(), [0, 7, 7, 20, 33], 0,
+             -1, False, False, torch.float64, False),
+            ("max_many_repeats", 6, 9, torch.randint(0, 6, (40,), generator=g).tolist(), [0, 7, 7, 20, 33], 2, -1,
+             False, False, torch.float32, False),
+            ("mean_forward_only", 10, 4, [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], 1, -1, False, False, torch.float32,
+             True)):
+        w = torch.randn(nw, d, generator=g, dtype=dt)
+        i, o = torch.tensor(idx), torch.tensor(offs)
+        ps = torch.randn(len(idx), generator=g, dtype=dt) if psw else None
+        fn = torch.ops.aten._embedding_bag_forward_only if fwd_only else torch.ops.aten._embedding_bag
+        out, o2b, bs, mi = fn(w, i, o, False, mode, False, ps, last, pad)
+        c = {"name": name, "dtype": DT[dt], "weight_shape": [nw, d], "weight": flat(w), "indices": idx,
+             "offsets": offs, "mode": mode, "padding_idx": pad, "include_last_offset": last, "forward_only": fwd_only,
+             "output": flat(out), "offset2bag": flat(o2b), "bag_size": flat(bs), "max_indices": flat(mi),
+             "max_indices_shape": list(mi.shape)}
+        if ps is not None:
+            c["per_sample_weights"] = flat(ps)
+        if not fwd_only:
+            go = torch.randn(*out.shape, generator=g, dtype=dt)
+            c["grad"] = flat(go)
+            c["grad_weight"] = flat(torch.ops.aten._embedding_bag_backward(go, i, o, o2b, bs, mi, nw, False, mode,
+                                                                            False, ps, pad))
+            if ps is not None:
+                c["grad_per_sample_weights"] = flat(torch.ops.aten._embedding_bag_per_sample_weights_backward(
+                    go, w, i, o, o2b, mode, pad))
+        cases.append(c)
+    return cases
+
+
 def main():
     print(json.dumps({"torch": torch.__version__, "generator": "tools/externs/gen.py",
                       "topk": topk_cases(), "sort": sort_cases(),
                       "convolution_backward": conv_cases(),
                       "adaptive_avg_pool2d_backward": adaptive_avg_pool_backward_cases(),
-                      "upsample_bilinear2d_backward": upsample_bilinear_backward_cases()}, separators=(",", ":")))
+                      "upsample_bilinear2d_backward": upsample_bilinear_backward_cases(),
+                      "embedding_bag": embedding_bag_cases()}, separators=(",", ":")))
 
 
 if __name__ == "__main__":

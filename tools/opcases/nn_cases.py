@@ -38,4 +38,15 @@ def nn_cases(gen, case, single):
     out.append(case("searchsorted_sorter_right", lambda s, v, p: aten.searchsorted(s, v, side="right", sorter=p),
                     torch.tensor([5.0, 1.0, 3.0, 3.0]), torch.tensor([[3.0, 0.0], [6.0, 1.0]]), torch.tensor([1, 2, 3, 0])))
     out.append(case("mode_ties", lambda x: aten.mode(x, 1), torch.tensor([[2.0, 1.0, 2.0, 1.0], [0.0, 5.0, 5.0, 0.0]])))
+    # embedding_bag's index outputs (offset2bag empty on the fast sum path,
+    # bag_size zero in sum mode, max_indices) and both backward modes that
+    # read them (mean: bag_size; max: max_indices, empty bags skipped)
+    w, ix, offs = gen(111, 10, 4), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 3, 6])
+    def bag(mode, pad):
+        def f(w, i, o, g):
+            r = aten._embedding_bag(w, i, o, False, mode, False, None, False, pad)
+            return r + (aten._embedding_bag_backward(g, i, o, r[1], r[2], r[3], 10, False, mode, False, None, pad),)
+        return f
+    for name, mode, pad in (("sum", 0, -1), ("sum_padding", 0, 2), ("mean_padding", 1, 2), ("max", 2, -1)):
+        out.append(case("embedding_bag_" + name, bag(mode, pad), w, ix, offs, gen(112, 4, 4)))
     return out
