@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/kiln-compiler/kiln/ir"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // embedding_bag (sum 0, mean 1, max 2) and its backward, after
@@ -79,8 +80,8 @@ func kEmbeddingBag(c *call) ([]any, error) {
 	maxIdx := make([]float64, bags*d)
 	seen := make([]bool, bags*d)
 	for i, row := range idx {
-		if row < 0 || row >= w.Shape[0] {
-			return nil, fmt.Errorf("embedding_bag: index %d out of range for %d rows", row, w.Shape[0])
+		if _, err := ops.MustIndexBounds(c.op.QualifiedName()).Check(row, w.Shape[0], 0); err != nil {
+			return nil, err
 		}
 		if row == pad {
 			continue

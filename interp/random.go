@@ -54,6 +54,9 @@ func (m *machine) randomInput(v *ir.Value, t ir.Type) (any, error) {
 	if tt, ok, err := m.poolIndices(v, t); ok || err != nil {
 		return tt, err
 	}
+	if tt, ok, err := m.bagOffsets(v, t); ok || err != nil {
+		return tt, err
+	}
 	if t.Kind == ir.KindTensor && !t.Tensor.DType.IsFloat() {
 		if bound, ok := m.indexBound(v); ok {
 			tt, err := m.concreteTensor(t.Tensor)
@@ -311,7 +314,9 @@ func (m *machine) indexBoundIn(n *ir.Node, v *ir.Value) (int64, bool) {
 	switch {
 	case op.Schema.Name == "embedding" && uses("indices"):
 		return size("weight", 0)
-	case op.Schema.Name == "embedding_dense_backward" && uses("indices"):
+	case (op.Schema.Name == "_embedding_bag" || op.Schema.Name == "_embedding_bag_forward_only") && uses("indices"):
+		return size("weight", 0)
+	case (op.Schema.Name == "embedding_dense_backward" || op.Schema.Name == "_embedding_bag_backward") && uses("indices"):
 		n, err := c.Int("num_weights")
 		return n, err == nil && n > 0
 	case (uses("index") || uses("indices")) && c.Has("dim"):

@@ -38,6 +38,9 @@ func externRules() map[string]rule {
 	t["sort"] = lowerSort
 	t["sort.stable"] = lowerSort
 	t["convolution_backward"] = lowerConvBackward
+	t["_embedding_bag"] = lowerEmbeddingBag
+	t["_embedding_bag_forward_only"] = lowerEmbeddingBag
+	t["_embedding_bag_backward"] = lowerEmbeddingBagBackward
 	t["upsample_bilinear2d_backward"] = lowerUpsampleBilinearBackward
 	t["_scaled_dot_product_flash_attention_for_cpu"] = lowerSDPAFlashCPU
 	t["_scaled_dot_product_flash_attention_for_cpu_backward"] = lowerSDPAFlashCPUBackward
@@ -49,7 +52,19 @@ func (s externSpec) lower(l *lowerer, c *ops.Call) error {
 	if err != nil {
 		return err
 	}
-	e := &Extern{Op: c.Op.QualifiedName(), Outs: []Operand{{out.buf, out.layout}}, Params: map[string][]int64{}}
+	e, err := s.extern(l, c)
+	if err != nil {
+		return err
+	}
+	e.Outs = []Operand{{out.buf, out.layout}}
+	l.newExtern(e)
+	return nil
+}
+
+// extern is c's call with the spec's operands and parameters, its outputs
+// left to the caller.
+func (s externSpec) extern(l *lowerer, c *ops.Call) (*Extern, error) {
+	e := &Extern{Op: c.Op.QualifiedName(), Params: map[string][]int64{}}
 	for _, name := range s.tensors {
 		a := c.Arg(name)
 		if a.Kind == ir.ArgNone {
@@ -58,19 +73,18 @@ func (s externSpec) lower(l *lowerer, c *ops.Call) error {
 		}
 		r, err := l.ref(a)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		e.Args = append(e.Args, Operand{r.buf, r.layout})
 	}
 	for _, name := range s.params {
 		vals, err := intParam(c, name)
 		if err != nil {
-			return noLowering(c.Node, "extern kernels take constant parameters", "%s: %v", c.Op, err)
+			return nil, noLowering(c.Node, "extern kernels take constant parameters", "%s: %v", c.Op, err)
 		}
 		e.Params[name] = vals
 	}
-	l.newExtern(e)
-	return nil
+	return e, nil
 }
 
 // intParam reads an int, bool or int[] parameter as constants.

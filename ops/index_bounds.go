@@ -29,27 +29,33 @@ const (
 const (
 	msgOutOfBounds = "index " + IndexPlaceholder + " is out of bounds for dimension " + DimPlaceholder + " with size " + SizePlaceholder
 	msgOutOfRange  = "index out of range in self"
+	// ATen's embedding_bag check (fbgemm's fast path words it differently,
+	// naming the index's position)
+	msgBagIndex = "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be " + IndexPlaceholder
 )
 
 // indexBounds lists every op that reads indices from a tensor.
 var indexBounds = func() map[string]IndexBounds {
 	t := map[string]IndexBounds{
-		"embedding":             {Msg: msgOutOfRange},
-		"index_select":          {Msg: msgOutOfRange},
-		"gather":                {Msg: msgOutOfBounds},
-		"index.Tensor":          {Neg: true, Msg: msgOutOfBounds},
-		"_unsafe_index.Tensor":  {Neg: true, Msg: msgOutOfBounds},
-		"index_put":             {Neg: true, Msg: msgOutOfBounds},
-		"_unsafe_index_put":     {Neg: true, Msg: msgOutOfBounds},
-		"scatter.src":           {Msg: msgOutOfBounds},
-		"scatter.value":         {Msg: msgOutOfBounds},
-		"scatter.reduce":        {Msg: msgOutOfBounds},
-		"scatter_add":           {Msg: msgOutOfBounds},
-		"scatter_reduce.two":    {Msg: msgOutOfBounds},
-		"index_add":             {Msg: msgOutOfRange},
-		"index_copy":            {Msg: "index_copy_(): " + msgOutOfBounds},
-		"index_fill.int_Scalar": {Neg: true, Msg: msgOutOfBounds},
-		"index_fill.int_Tensor": {Neg: true, Msg: msgOutOfBounds},
+		"embedding":                   {Msg: msgOutOfRange},
+		"_embedding_bag":              {Msg: msgBagIndex},
+		"_embedding_bag_forward_only": {Msg: msgBagIndex},
+		"_embedding_bag_backward":     {Msg: msgBagIndex},
+		"index_select":                {Msg: msgOutOfRange},
+		"gather":                      {Msg: msgOutOfBounds},
+		"index.Tensor":                {Neg: true, Msg: msgOutOfBounds},
+		"_unsafe_index.Tensor":        {Neg: true, Msg: msgOutOfBounds},
+		"index_put":                   {Neg: true, Msg: msgOutOfBounds},
+		"_unsafe_index_put":           {Neg: true, Msg: msgOutOfBounds},
+		"scatter.src":                 {Msg: msgOutOfBounds},
+		"scatter.value":               {Msg: msgOutOfBounds},
+		"scatter.reduce":              {Msg: msgOutOfBounds},
+		"scatter_add":                 {Msg: msgOutOfBounds},
+		"scatter_reduce.two":          {Msg: msgOutOfBounds},
+		"index_add":                   {Msg: msgOutOfRange},
+		"index_copy":                  {Msg: "index_copy_(): " + msgOutOfBounds},
+		"index_fill.int_Scalar":       {Neg: true, Msg: msgOutOfBounds},
+		"index_fill.int_Tensor":       {Neg: true, Msg: msgOutOfBounds},
 	}
 	out := make(map[string]IndexBounds, len(t))
 	for name, b := range t {

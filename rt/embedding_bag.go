@@ -24,6 +24,10 @@ import (
 // bag_size counts the non-padding indices of each bag (zero in sum mode),
 // and max_indices repeats bag_size except in max mode.
 
+// msgBagIndex is ATen's message for an index past the table (ops'
+// IndexBounds of _embedding_bag; interp and the CUDA kernels say the same).
+const msgBagIndex = "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {index}"
+
 type bagParams struct {
 	mode, pad int64
 	last      bool
@@ -165,7 +169,7 @@ func embeddingBag[T float32 | float64](op string, outs, args []*Tensor, params m
 	count := make([]int64, bags)
 	for i, row := range idx {
 		if row < 0 || row >= nw {
-			return fmt.Errorf("%s: index %d out of range for %d rows", op, row, nw)
+			return IndexError(msgBagIndex, row, nw)
 		}
 		if row == p.pad {
 			continue
@@ -295,7 +299,7 @@ func embeddingBagBackward[T float32 | float64](op string, out *Tensor, args []*T
 			continue
 		}
 		if row < 0 || row >= nw {
-			return fmt.Errorf("%s: index %d out of range for %d rows", op, row, nw)
+			return IndexError(msgBagIndex, row, nw)
 		}
 		scale := 1.0
 		if psw != nil {

@@ -23,8 +23,14 @@ var ErrZeroDivision = errors.New("ZeroDivisionError")
 // "{index}" and "{size}" standing for the index and the size, as
 // lowering.Check.Message fills them in.
 func IndexError(msg string, index, size int64) error {
-	return errors.New(strings.NewReplacer("{index}", strconv.FormatInt(index, 10), "{size}", strconv.FormatInt(size, 10)).Replace(msg))
+	return &BoundsError{strings.NewReplacer("{index}", strconv.FormatInt(index, 10), "{size}", strconv.FormatInt(size, 10)).Replace(msg)}
 }
+
+// BoundsError is IndexError's error, so that a caller can tell a bad index
+// (an input PyTorch refuses) from a failure of the program.
+type BoundsError struct{ Msg string }
+
+func (e *BoundsError) Error() string { return e.Msg }
 
 // FloorDiv is Python's // on int64 index values; 0 for a zero divisor
 // (index expressions never divide by zero; this keeps a bad size from

@@ -63,7 +63,7 @@ func GenerateTo(w io.Writer, p *lowering.Program) error {
 		var sig *signature
 		var err error
 		if k.Extern != nil {
-			sig, err = genExtern(em, p, k)
+			sig, err = genExtern(em, p, k, msgs)
 		} else {
 			sig, err = genKernel(em, p, k, msgs)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kiln-compiler/kiln/ir/sym"
 	"github.com/kiln-compiler/kiln/lowering"
+	"github.com/kiln-compiler/kiln/ops"
 )
 
 // Extern kernels (mm, bmm, convolution) are library calls in Inductor
@@ -19,7 +20,7 @@ func externOp(e *lowering.Extern) string {
 	return op
 }
 
-func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature, error) {
+func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel, msgs *checkMsgs) (*signature, error) {
 	e := k.Extern
 	sig := &signature{name: k.Name, fn: k.Name, written: map[*lowering.Buffer]bool{}, lanes: 1, work: sym.Const(1)}
 	seen := map[*lowering.Buffer]bool{}
@@ -33,7 +34,10 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		sig.written[w] = true
 	}
 	slices.SortFunc(sig.buffers, func(a, b *lowering.Buffer) int { return a.ID - b.ID })
-	x := &xgen{e: em, p: p, k: k, sig: sig}
+	// an extern that reads indices checks them (ops.IndexBoundsOf) and
+	// takes the error record
+	_, sig.checks = ops.IndexBoundsOf(e.Op)
+	x := &xgen{e: em, p: p, k: k, sig: sig, msgs: msgs}
 	var body func() error
 	multi := false // a multi-output op sets its own work and header
 	switch externOp(e) {
@@ -53,13 +57,17 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 		body, multi = x.topk, true
 	case "aten::convolution_backward":
 		body, multi = x.convolutionBackward, true
+	case "aten::_embedding_bag", "aten::_embedding_bag_forward_only":
+		body, multi = x.embeddingBag, true
+	case "aten::_embedding_bag_backward":
+		body = x.embeddingBagBackward
 	case "aten::_scaled_dot_product_flash_attention_for_cpu":
 		body, multi = x.sdpaForward, true
 	case "aten::_scaled_dot_product_flash_attention_for_cpu_backward":
 		body, multi = x.sdpaBackward, true
 	default:
 		return nil, fmt.Errorf("kernel %s: extern op %s has no CUDA kernel (kiln has mm, addmm, bmm, convolution, topk, sort, convolution_backward, "+
-			"_adaptive_avg_pool2d_backward, upsample_bilinear2d_backward, "+
+			"_adaptive_avg_pool2d_backward, upsample_bilinear2d_backward, _embedding_bag and its backward, "+
 			"_scaled_dot_product_flash_attention_for_cpu and its backward)", k.Name, e.Op)
 	}
 	for _, o := range e.Outs {
@@ -90,10 +98,11 @@ func genExtern(em *emitter, p *lowering.Program, k *lowering.Kernel) (*signature
 }
 
 type xgen struct {
-	e   *emitter
-	p   *lowering.Program
-	k   *lowering.Kernel
-	sig *signature
+	e    *emitter
+	p    *lowering.Program
+	k    *lowering.Kernel
+	sig  *signature
+	msgs *checkMsgs // the program's index check messages
 }
 
 // out is a single-output extern's output.
@@ -119,6 +128,9 @@ func (x *xgen) headerAs(what string, shape []sym.Expr) {
 	}
 	for _, s := range x.p.Syms {
 		params = append(params, "long long "+s)
+	}
+	if x.sig.checks {
+		params = append(params, "long long* __restrict__ "+errParam)
 	}
 	x.e.line("extern \"C\" __global__ void %s(%s) {", k.Name, strings.Join(params, ", "))
 	x.e.in()

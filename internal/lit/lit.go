@@ -29,6 +29,7 @@ var Extras = map[string]string{
 	"checks":     "testdata/fusion: fusion facts to check (kernel counts, stages)",
 	"env":        "testdata/fusion: symbol values for runs",
 	"ints":       "testdata/lowering/badindex: integer input data",
+	"good":       "testdata/lowering/badindex: in-range integer input data where 0 and 1 are not (offsets)",
 	"novalidate": "decompose, functionalize, aten: skip translation validation, with the reason",
 	"eager":      "testdata/aten: PyTorch eager's outputs on interp's inputs (tools/aten_cases/gen.py)",
 	"tv":         "testdata/align: translation-validation settings",
