@@ -131,6 +131,7 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 					why: fmt.Sprintf("iteration space %s is %s reduce %s%s", sizesString(c.Outer), space, sizesString(st.Reduce), reorderNote(p))})
 			}
 		}
+		plans = append(plans, mirroredPlans(plans)...)
 		if pl, ok := pickPlan(g, c, plans); ok {
 			return pl, ""
 		}
@@ -152,6 +153,43 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 		}
 	}
 	return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", describeKernelSpace(c), describeKernelSpace(g))
+}
+
+// mirroredPlans are the r-stage plans with c's point mirrored along the
+// reduce ranges: c's variable mapped to r runs at step R-1-r instead. An
+// epilogue that reads the stage's result at the mirrored element
+// (cumsum(x).flip(), and so a cumsum backward: flip, scan, flip) then reads
+// what the stage stores at the step it runs in; c is pointwise, so which
+// step computes each of its points does not matter. Tried after the plain
+// plans (pickPlan takes the first that reads where g writes).
+func mirroredPlans(plans []mergePlan) []mergePlan {
+	var out []mergePlan
+	for _, pl := range plans {
+		if pl.kind != caseRStage {
+			continue
+		}
+		m := map[string]sym.Expr{}
+		for v, to := range pl.cRename {
+			m[v] = to
+		}
+		mirrored := false
+		for i, size := range pl.reduce {
+			r := sym.Symbol(ReduceVar(i))
+			for v, to := range m {
+				if sym.Equal(to, r) {
+					m[v] = sym.Sub(sym.Sub(size, sym.Const(1)), r)
+					mirrored = true
+				}
+			}
+		}
+		if !mirrored {
+			continue
+		}
+		pl.cRename = m
+		pl.why += " (mirrored along the reduce range: it reads the stage's result at the mirrored element)"
+		out = append(out, pl)
+	}
+	return out
 }
 
 // maxReorderings bounds the loop orders tried for one pair of kernels

@@ -460,8 +460,9 @@ NOTES = {
                                                "build's fused multiply-adds, bit-exact)",
     "cumsum, forward and backward": "Inductor's CPU backend runs both scans as aten.cumsum fallbacks; its 2 fused "
                                     "kernels are the backward's flips. kiln runs the scans itself: the forward "
-                                    "scan, the backward scan reading its input flipped, and the last flip, which "
-                                    "a scan's epilogue does not take (testdata/fusion/scan_flip_refused.txtar)",
+                                    "scan, and the backward's reverse scan as one kernel (the first flip inlined "
+                                    "into its load, the last run mirrored in its loop: "
+                                    "testdata/fusion/scan_reverse.txtar)",
     "index_add, forward and backward": "Inductor: the copy of x, then one kernel over the index's [4, 7] doing the "
                                        "scatter-add (atomic_add) and grad_source's index_select; kiln's "
                                        "scatter-add kernel is serial (indices may repeat, no atomics) and never "

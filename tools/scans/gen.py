@@ -16,7 +16,8 @@ CASES = [
     ("scan_softmax", lambda x: torch.softmax(torch.cumsum(x, 1), 1), (6, 7)),
     ("scan_of_scan", lambda x: torch.cumsum(torch.cumsum(x, 1), 1), (6, 7)),
     ("scan_then_sum", lambda x: torch.cumsum(x, 1).sum(1), (6, 7)),
-    ("scan_flip_refused", lambda x: torch.cumsum(x, 1).flip(1) + x, (6, 7)),
+    ("scan_flip_mirrored", lambda x: torch.cumsum(x, 1).flip(1) + x, (6, 7)),
+    ("scan_reverse", lambda x: torch.cumsum(x.flip(1), 1).flip(1), (6, 7)),
 ]
 
 
