@@ -372,12 +372,26 @@ func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
 // k is not replaced by the producer's body, or "".
 func inlineRefusal(ix *accessIndex, prod, k *Kernel, s *Stage, ld *Instr, unrolled bool) string {
 	switch {
-	case len(s.Reduce) > 0 && !unrolled:
-		return "inside a reduction loop"
+	case len(s.Reduce) > 0 && !unrolled && !noMoreThanOnce(prod, k, s):
+		return "inside a reduction loop, which runs over more elements than the producer stores"
 	case namedIndirect(k, ld):
 		return "as an indirect index"
 	}
 	return ix.recomputeRefusal(prod, k)
+}
+
+// noMoreThanOnce: stage s of k runs no more iterations (outer × reduce)
+// than prod stores elements, so inlining prod into the reduction loop
+// computes each value about once (a sum over a view of a roll: each
+// element read once), not once per reduction step of a broadcast value.
+func noMoreThanOnce(prod, k *Kernel, s *Stage) bool {
+	p, c := product(prod.Outer), sym.Mul(product(k.Outer), product(s.Reduce))
+	np, okP := p.Const()
+	nc, okC := c.Const()
+	if okP && okC {
+		return nc <= np
+	}
+	return sym.Equal(p, c)
 }
 
 // namedIndirect: ld is an indirect index of an access of k (its tmp name

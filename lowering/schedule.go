@@ -65,6 +65,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 	for _, k := range p.Kernels {
 		s.schedule(k)
 	}
+	s.joinIndependentReductions()
 	s.finish()
 	storeInner(p)
 	stats.KernelsAfter = len(p.Kernels)

@@ -1,0 +1,69 @@
+package lowering
+
+// Horizontal fusion of independent reductions. Fusion follows data: a
+// kernel joins a group that writes what it reads or reads what it reads.
+// Two reductions over one outer space that share no buffer stay apart,
+// though one loop nest could compute both: a norm backward's column sums
+// (grad_weight's Σ grad·x̂ over the batch and grad_bias's Σ grad), where
+// kiln's row kernel stores grad·x̂ and Inductor, which recomputes it in the
+// column loop, fuses the two because both read grad. After scheduling,
+// each group whose reductions match the previous group's outer space and
+// touch nothing it writes joins it as further stages.
+
+// joinIndependentReductions merges adjacent independent reduction groups
+// over the same outer space, in program order.
+func (s *scheduler) joinIndependentReductions() {
+	if len(s.groups) < 2 {
+		return
+	}
+	kept := s.groups[:1]
+	for _, g := range s.groups[1:] {
+		if s.joinIndependently(kept[len(kept)-1], g) {
+			continue
+		}
+		g.idx = len(kept)
+		kept = append(kept, g)
+	}
+	s.groups = kept
+}
+
+// joinIndependently merges group g into prev, the group before it, when
+// both are reductions (a stage loops over a reduce range) with equal outer
+// ranges, neither writes what the other touches, and their size allows.
+func (s *scheduler) joinIndependently(prev, g *group) bool {
+	for _, k := range []*Kernel{prev.k, g.k} {
+		if k.Extern != nil || k.Serial || allOuterLevel(k) || instrsUpTo(k, 0, maxJoinInstrs) > maxJoinInstrs {
+			return false
+		}
+	}
+	// a scan walks its range in order, one thread per row: a reduction
+	// joined to it would lose its vector lanes (codegen/golang simd)
+	if !independent(prev.k, g.k) || hasScanStage(prev.k) != hasScanStage(g.k) {
+		return false
+	}
+	_, writes := kernelAccesses(g.k)
+	pl, why := s.planMerge(prev, g.k, writes)
+	if why != "" || pl.kind != caseAppend {
+		return false
+	}
+	s.remark("joined %s (%s) to %s (%s), which it shares no buffer with: %s",
+		g.founder, kernelOrigin(g.k), prev.founder, kernelOrigin(prev.k), pl.why)
+	members := g.members
+	s.merge(prev, g.k, pl)
+	// merge appended g's kernel as one member; it stands for all of g's.
+	prev.members = append(prev.members[:len(prev.members)-1], members...)
+	s.stats.Fusions++
+	return true
+}
+
+// hasScanStage: some stage of k folds a scan.
+func hasScanStage(k *Kernel) bool {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Op == OpScan {
+				return true
+			}
+		}
+	}
+	return false
+}
