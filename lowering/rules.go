@@ -15,7 +15,7 @@ type rule func(l *lowerer, c *ops.Call) error
 // declares its ops as data in its own file (rules_pointwise.go,
 // rules_reduce.go, rules_shape.go); ops of the view and sym families need
 // no entry (lowerByKind).
-var rules = buildRules(pointwiseRules(), castRules(), factoryRules(), reduceRules(), shapeRules(), remapRules(),
+var rules = buildRules(pointwiseRules(), castRules(), factoryRules(), reduceRules(), shapeRules(), remapRules(), padBackwardRules(),
 	externRules(), scatterRules(), indexRules(), nnRules(), indirectRules(),
 	indexPutRules(), scatterFamilyRules(), batchNormRules(), resizeRules(), matvecRules(), poolRules(), poolBackwardRules(), adaptivePoolRules(), scanRules())
 

@@ -122,3 +122,28 @@ func huberLossBackward(e *emitter, c *ops.Call) []*ir.Value {
 	mid := e.both("mul", e.mul(d, f64(norm)), g)
 	return []*ir.Value{e.castOut(e.where(e.cmp("lt", d, f64(-delta)), lo, e.where(e.cmp("gt", d, f64(delta)), hi, mid)))}
 }
+
+// bceWithLogits is decompositions.py binary_cross_entropy_with_logits:
+// (1 - target) * self - log_weight * logsigmoid(self), log_weight =
+// (pos_weight - 1) * target + 1 when pos_weight is given (else 1), times
+// weight when given, reduced (in opmath, cast back once).
+func bceWithLogits(e *emitter, c *ops.Call) []*ir.Value {
+	x, y := e.floatInput(c, "self"), e.opmath(e.tensorArg(c, "target"))
+	if e.err != nil || tensor(x) == nil {
+		return nil
+	}
+	ls, _ := e.logSigmoid(x)
+	if c.Arg("pos_weight").Kind == ir.ArgValue {
+		pw := e.opmath(e.tensorArg(c, "pos_weight"))
+		logWeight := e.add(e.both("mul", e.sub(val(pw), i64(1)), y), i64(1))
+		ls = e.both("mul", logWeight, ls)
+	}
+	loss := e.sub(val(e.both("mul", e.call("aten::rsub.Scalar", []ir.Arg{val(y), i64(1)}), x)), val(ls))
+	if c.Arg("weight").Kind == ir.ArgValue {
+		loss = e.both("mul", loss, e.opmath(e.tensorArg(c, "weight")))
+	}
+	if e.err != nil {
+		return nil
+	}
+	return e.reducedLoss(c, loss)
+}

@@ -142,15 +142,23 @@ func mseLoss(e *emitter, c *ops.Call) []*ir.Value {
 // logSigmoidForward is decompositions.py log_sigmoid_forward, in opmath:
 // output minimum(0, x) - log1p(z) with z = exp(-abs(x)); buffer z on the
 // CPU, an empty tensor on CUDA and XPU.
+// logSigmoid is log_sigmoid_forward's value, minimum(0, x) -
+// log1p(exp(-|x|)), and its buffer exp(-|x|).
+func (e *emitter) logSigmoid(x *ir.Value) (ls, z *ir.Value) {
+	t := tensor(x)
+	lo := e.call("aten::minimum.default", []ir.Arg{val(e.scalarTensor(i64(0), t.DType, t.Device)), val(x)})
+	z = e.unary("exp", e.unary("neg", e.unary("abs", x)))
+	return e.sub(val(lo), val(e.unary("log1p", z))), z
+}
+
 func logSigmoidForward(e *emitter, c *ops.Call) []*ir.Value {
 	x := e.floatInput(c, "self")
 	t := tensor(x)
 	if e.err != nil || t == nil {
 		return nil
 	}
-	lo := e.call("aten::minimum.default", []ir.Arg{val(e.scalarTensor(i64(0), t.DType, t.Device)), val(x)})
-	z := e.unary("exp", e.unary("neg", e.unary("abs", x)))
-	out := e.castOut(e.sub(val(lo), val(e.unary("log1p", z))))
+	ls, z := e.logSigmoid(x)
+	out := e.castOut(ls)
 	if t.Device.Type == "cuda" || t.Device.Type == "xpu" { // the decomposition's self.is_cuda or self.is_xpu
 		return []*ir.Value{out, e.call("aten::new_zeros.default", []ir.Arg{val(out), ir.ListArg(i64(0))})}
 	}

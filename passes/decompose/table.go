@@ -97,6 +97,7 @@ var decomposed = []Rule{
 	{"aten::mse_loss_backward.default", "upcast, (self-target)*norm*grad, norm 2/numel for mean else 2 (" + decomps + " mse_loss_backward); mean over a symbolic shape stays whole", mseLossBackward},
 	{"aten::smooth_l1_loss.default", "upcast, z=|self-target|, where(z<beta, 0.5*z**2/beta, z-0.5*beta), then mean / sum / none, cast back (" + decomps + " smooth_l1_loss)", smoothL1Loss},
 	{"aten::smooth_l1_loss_backward.default", "upcast, d=self-target, g=norm*grad, where(|d|<beta, g*d/beta, g*sign(d)), norm 1/numel for mean else 1 (" + decomps + " smooth_l1_loss_backward); mean over a symbolic shape stays whole", smoothL1LossBackward},
+	{"aten::binary_cross_entropy_with_logits.default", "upcast, (1-target)*self - log_weight*logsigmoid(self) with log_weight=(pos_weight-1)*target+1 (1 without pos_weight), times weight, then mean / sum / none, cast back (" + decomps + " binary_cross_entropy_with_logits)", bceWithLogits},
 	{"aten::huber_loss.default", "upcast, z=|self-target|, where(z<delta, 0.5*z*z, delta*(z-0.5*delta)), then mean / sum / none, cast back (" + refs + "/nn/functional huber_loss)", huberLoss},
 	{"aten::huber_loss_backward.default", "upcast, d=self-target, where(d<-delta, -norm*grad*delta, where(d>delta, norm*grad*delta, norm*d*grad)) (" + decomps + " huber_loss_backward); mean over a symbolic shape stays whole", huberLossBackward},
 	{"aten::logit.default", "upcast; with eps: where-clamp to [eps, 1-eps] (NaN kept); log(x/(1-x)) (ATen logit kernel, " + decomps + " logit)", logit},

@@ -394,6 +394,61 @@ PROGRAMS += [
      [(10, 4), index(10, 8), offsets(0, 3, 3, 6), (4, 4)]),
 ]
 
+def mlp_gelu(x, w1, b1, w2):
+    return F.linear(F.gelu(F.linear(x, w1, b1)), w2)
+
+
+def masked_softmax(x, m):
+    return x.masked_fill(m, float("-inf")).softmax(-1)
+
+
+# More training building blocks, forward and backward (session 13), held
+# out: written before kiln ran on any of them.
+PROGRAMS_TRAIN2 = [
+    ("layer_norm, forward and backward", train(lambda x, w, b: F.layer_norm(x, (8,), w, b)),
+     [(6, 8), (8,), (8,), (6, 8)]),
+    ("rms_norm, forward and backward", train(lambda x, w: F.rms_norm(x, (8,), w, eps=1e-6)), [(6, 8), (8,), (6, 8)]),
+    ("softmax, forward and backward", train(lambda x: x.softmax(-1)), [(6, 7), (6, 7)]),
+    ("log_softmax dim 0, forward and backward", train(lambda x: x.log_softmax(0)), [(6, 7), (6, 7)]),
+    ("masked softmax, forward and backward", train(masked_softmax), [(6, 7), mask(6, 7), (6, 7)]),
+    ("linear, gelu, linear, forward and backward", train(mlp_gelu), [(4, 6), (8, 6), (8,), (5, 8), (4, 5)]),
+    ("swiglu, forward and backward", train(lambda x: F.silu(x[:, :4]) * x[:, 4:]), [(6, 8), (6, 4)]),
+    ("sdpa causal, forward and backward",
+     train(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)),
+     [(1, 2, 5, 8), (1, 2, 5, 8), (1, 2, 5, 8), (1, 2, 5, 8)]),
+    ("binary_cross_entropy_with_logits, forward and backward",
+     train(lambda x, y: F.binary_cross_entropy_with_logits(x, y)), [(6, 7), (6, 7), ()]),
+    ("nll_loss with class weights, forward and backward",  # weights traced as arange: they take no gradient
+     train(lambda x, t: F.nll_loss(F.log_softmax(x, -1), t, weight=torch.arange(1.0, 8.0, dtype=x.dtype) / 4)),
+     [(6, 7), index(7, 6), ()]),
+    ("embedding, forward and backward", train(lambda w, i: F.embedding(i, w)), [(10, 4), index(10, 2, 3), (2, 3, 4)]),
+    ("conv1d, forward and backward", train(lambda x, w, b: F.conv1d(x, w, b, padding=1)),
+     [(2, 3, 9), (4, 3, 3), (4,), (2, 4, 9)]),
+    ("depthwise conv2d, forward and backward", train(lambda x, w: F.conv2d(x, w, padding=1, groups=3)),
+     [(2, 3, 6, 6), (3, 1, 3, 3), (2, 3, 6, 6)]),
+    ("max_pool1d, forward and backward", train(lambda x: F.max_pool1d(x, 2)), [(2, 3, 8), (2, 3, 4)]),
+    ("avg_pool1d 3/2 pad 1, forward and backward", train(lambda x: F.avg_pool1d(x, 3, 2, 1)), [(2, 3, 9), (2, 3, 5)]),
+    ("std over dim 1, forward and backward", train(lambda x: x.std(1)), [(6, 7), (6,)]),
+    ("F.normalize, forward and backward", train(lambda x: F.normalize(x, dim=-1)), [(6, 7), (6, 7)]),
+    ("x[idx], forward and backward", train(lambda x, i: x[i]), [(6, 7), index(6, 4), (4, 7)]),
+    ("gather, forward and backward", train(lambda x, i: torch.gather(x, 1, i)), [(6, 7), index(7, 6, 3), (6, 3)]),
+    ("topk values, forward and backward", train(lambda x: torch.topk(x, 3).values), [(6, 9), (6, 3)]),
+    ("amax over dim 1, forward and backward", train(lambda x: x.amax(1)), [(6, 7), (6,)]),
+    ("prod over dim 1, forward and backward", train(lambda x: x.prod(1)), [(6, 7), (6,)]),
+    ("cosine_similarity, forward and backward", train(lambda x, y: F.cosine_similarity(x, y, dim=-1)),
+     [(6, 8), (6, 8), (6,)]),
+    ("reflection pad, forward and backward", train(lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect")),
+     [(1, 2, 5, 6), (1, 2, 8, 9)]),
+    ("repeat and roll, forward and backward", train(lambda x: x.repeat(2, 1).roll(1, 0)), [(3, 4), (6, 4)]),
+    ("leaky_relu, elu, mish, forward and backward", train(lambda x: F.leaky_relu(x) + F.elu(x) + F.mish(x)),
+     [(6, 7), (6, 7)]),
+    ("sort values, forward and backward", train(lambda x: torch.sort(x, 1).values), [(6, 7), (6, 7)]),
+    ("var_mean over (0, 2), forward and backward", train(lambda x: sum(torch.var_mean(x, (0, 2)))),
+     [(3, 4, 5), (4,)]),
+]
+PROGRAMS += PROGRAMS_TRAIN2
+
+
 # Why kiln is above Inductor where it still is (or cannot compile), and
 # where the counts differ in kind, by graph name. Inductor's one C++
 # function may hold several fused kernels, each a pass over memory; a kiln

@@ -49,4 +49,11 @@ def nn_cases(gen, case, single):
         return f
     for name, mode, pad in (("sum", 0, -1), ("sum_padding", 0, 2), ("mean_padding", 1, 2), ("max", 2, -1)):
         out.append(case("embedding_bag_" + name, bag(mode, pad), w, ix, offs, gen(112, 4, 4)))
+    # binary_cross_entropy_with_logits: plain mean, weight + pos_weight summed,
+    # pos_weight unreduced
+    out.append(case("binary_cross_entropy_with_logits",
+                    lambda x, y, w, pw: (aten.binary_cross_entropy_with_logits(x, y),
+                                         aten.binary_cross_entropy_with_logits(x, y, w, pw, 2),
+                                         aten.binary_cross_entropy_with_logits(x, y, None, pw, 0)),
+                    gen(113, 4, 8, lo=-4, hi=4), gen(114, 4, 8, lo=0, hi=1), gen(115, 8, lo=0, hi=2), gen(116, 8, lo=0, hi=3)))
     return out
