@@ -1,5 +1,10 @@
 package lowering
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Swapping the last two groups. Fusion is greedy in program order, so a
 // kernel c that reads what two independent groups write may only join the
 // later one: sum(x, 1) * x.mean() cannot put the multiply after the row
@@ -9,43 +14,64 @@ package lowering
 // fuses on the dependency graph, computes the mean first and the multiply
 // in the sum's loop. When the later group is the last one and the two
 // share no buffer that either writes, they may run in either order:
-// swapLastTwo puts the earlier one last and lets c try it again.
+// sinkToLast puts the earlier one last and lets c try it again.
 
-// swapLastTwo swaps the last two groups when they are independent and c
-// (which reads what both write) then fuses into the one now last; else it
-// restores their order and returns false.
-func (s *scheduler) swapLastTwo(c *Kernel, reads, writes []*Buffer) bool {
+// maxSink bounds the groups one group moves past (the swaps keep the
+// scheduler's indices, each a pass over both kernels' accesses).
+const maxSink = 8
+
+// sinkToLast moves group gi after every later group when none of them
+// touches a buffer it writes or writes one it touches (at most maxSink of
+// them), so that c, which reads what the last of them writes, can join it;
+// else it restores the order and returns false. Two groups are the swap
+// above; more are a chain of adds after matrix products (an attention
+// block's backward sums grad_x over the q, k and v projections' products:
+// add_1 after mm_7 could not take add_2, which reads mm_9, until it runs
+// after mm_8 and mm_9).
+func (s *scheduler) sinkToLast(gi int, c *Kernel, reads, writes []*Buffer) bool {
 	n := len(s.groups)
-	if n < 2 {
+	if gi < 0 || gi >= n-1 || n-1-gi > maxSink {
 		return false
 	}
-	a, b := s.groups[n-2], s.groups[n-1]
+	a := s.groups[gi]
 	// the bound of a join keeps the scans linear in the program
-	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs ||
-		instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
+	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs {
 		return false
 	}
-	s.swapGroups(n-2, n-1)
-	floor := -1
-	for _, buf := range reads {
-		floor = max(floor, s.level(s.maxWriter, buf))
-	}
-	for _, buf := range writes {
-		floor = max(floor, s.level(s.maxReader, buf), s.level(s.maxWriter, buf))
-	}
-	if floor == n-1 {
-		if plan, reason := s.planMerge(a, c, writes); reason == "" {
-			s.remark("%s (%s) runs before %s (%s), which does not depend on it, so that %s can join %s",
-				b.founder, kernelOrigin(b.k), a.founder, kernelOrigin(a.k), c.Name, a.founder)
-			s.remark("fused %s (%s) into %s (%s): %s", c.Name, kernelOrigin(c), a.founder, kernelOrigin(a.k), plan.why)
-			s.merge(a, c, plan)
-			s.record(n-1, reads, writes)
-			s.stats.Fusions++
-			return true
+	passed := make([]string, 0, n-1-gi)
+	for _, b := range s.groups[gi+1:] {
+		if instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
+			return false
 		}
+		passed = append(passed, fmt.Sprintf("%s (%s)", b.founder, kernelOrigin(b.k)))
 	}
-	s.swapGroups(n-2, n-1)
+	for j := gi; j < n-1; j++ {
+		s.swapGroups(j, j+1)
+	}
+	if plan, reason := s.planMerge(a, c, writes); reason == "" {
+		verb := "runs before"
+		if len(passed) > 1 {
+			verb = "run before"
+		}
+		s.remark("%s %s %s (%s), which does not depend on %s, so that %s can join %s",
+			strings.Join(passed, ", "), verb, a.founder, kernelOrigin(a.k), pronoun(len(passed)), c.Name, a.founder)
+		s.remark("fused %s (%s) into %s (%s): %s", c.Name, kernelOrigin(c), a.founder, kernelOrigin(a.k), plan.why)
+		s.merge(a, c, plan)
+		s.record(n-1, reads, writes)
+		s.stats.Fusions++
+		return true
+	}
+	for j := n - 2; j >= gi; j-- {
+		s.swapGroups(j, j+1)
+	}
 	return false
+}
+
+func pronoun(n int) string {
+	if n > 1 {
+		return "them"
+	}
+	return "it"
 }
 
 // independent reports whether kernels a and b touch no buffer that either

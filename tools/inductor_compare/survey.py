@@ -449,6 +449,45 @@ PROGRAMS_TRAIN2 = [
 PROGRAMS += PROGRAMS_TRAIN2
 
 
+def conv_bn_relu(x, w, g, b):
+    return F.relu(F.batch_norm(F.conv2d(x, w, padding=1), None, None, g, b, training=True))
+
+
+def attention_block(x, wq, wk, wv, wo):
+    q, k, v = (F.linear(x, w).view(2, 5, 2, 4).transpose(1, 2) for w in (wq, wk, wv))
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return F.linear(o.transpose(1, 2).reshape(2, 5, 8), wo) + x
+
+
+def mlp_block(x, w, b, w1, b1, w2, b2):
+    h = F.layer_norm(x, (8,), w, b)
+    return x + F.linear(F.gelu(F.linear(h, w1, b1)), w2, b2)
+
+
+def resnet_basic(x, w1, w2):
+    return F.relu(F.conv2d(F.relu(F.conv2d(x, w1, padding=1)), w2, padding=1) + x)
+
+
+def classifier_loss(x, w, b, t):
+    return F.cross_entropy(F.linear(x, w, b), t)
+
+
+# Small model blocks, forward and backward (session 13), held out as the
+# rows above.
+PROGRAMS_BLOCKS = [
+    ("conv, batch_norm, relu block, forward and backward", train(conv_bn_relu),
+     [(2, 3, 6, 6), (4, 3, 3, 3), (4,), (4,), (2, 4, 6, 6)]),
+    ("causal attention block, forward and backward", train(attention_block),
+     [(2, 5, 8), (8, 8), (8, 8), (8, 8), (8, 8), (2, 5, 8)]),
+    ("pre-norm MLP block, forward and backward", train(mlp_block),
+     [(2, 5, 8), (8,), (8,), (16, 8), (16,), (8, 16), (8,), (2, 5, 8)]),
+    ("resnet basic block, forward and backward", train(resnet_basic),
+     [(2, 4, 6, 6), (4, 4, 3, 3), (4, 4, 3, 3), (2, 4, 6, 6)]),
+    ("linear classifier with cross_entropy, forward and backward",
+     train(lambda x, w, b, t: classifier_loss(x, w, b, t)), [(6, 8), (5, 8), (5,), index(5, 6), ()]),
+]
+PROGRAMS += PROGRAMS_BLOCKS
+
 # Why kiln is above Inductor where it still is (or cannot compile), and
 # where the counts differ in kind, by graph name. Inductor's one C++
 # function may hold several fused kernels, each a pass over memory; a kiln
