@@ -22,6 +22,7 @@ const (
 type mergePlan struct {
 	kind    mergeCase
 	reduce  []sym.Expr          // R, for caseRStage and caseResplit
+	outer   []sym.Expr          // the merged outer ranges (caseResplit: c's, split to g's sizes)
 	cRename map[string]sym.Expr // c's variables → g's (caseRStage)
 	gRename map[string]sym.Expr // g's variables after the re-split (caseResplit)
 	why     string              // for the remark
@@ -132,6 +133,9 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 			}
 		}
 		plans = append(plans, mirroredPlans(plans)...)
+		if len(plans) == 0 {
+			plans = splitOuterPlans(g, c)
+		}
 		if pl, ok := pickPlan(g, c, plans); ok {
 			return pl, ""
 		}
@@ -142,17 +146,62 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 	}
 	r, ok := sharedReduce(c)
 	if ok && allOuterLevel(g) && len(g.Stages) == 1 {
-		var plans []mergePlan
-		target := append(append([]sym.Expr{}, c.Outer...), r...)
-		for _, p := range reorderings(g.Outer, target) {
-			plans = append(plans, mergePlan{kind: caseResplit, reduce: r, gRename: renameTo(p, OuterVar, c.Outer, r),
-				why: fmt.Sprintf("producer space %s re-split as %s reduce %s%s", space, sizesString(c.Outer), sizesString(r), reorderNote(p))})
+		plans := resplitPlans(g, c.Outer, r, nil)
+		if len(plans) == 0 {
+			if sp, ok := splitRanges(c.Outer, r, g.Outer); ok {
+				plans = resplitPlans(g, sp.outer, sp.reduce, sp.rename)
+			}
 		}
 		if pl, ok := pickPlan(g, c, plans); ok {
 			return pl, ""
 		}
 	}
 	return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", describeKernelSpace(c), describeKernelSpace(g))
+}
+
+// resplitPlans re-split pointwise g over outer reduce r (c's space, after
+// splitRanges when split renames c's variables).
+func resplitPlans(g *Kernel, outer, r []sym.Expr, split map[string]sym.Expr) []mergePlan {
+	var plans []mergePlan
+	target := append(append([]sym.Expr{}, outer...), r...)
+	for _, p := range reorderings(g.Outer, target) {
+		why := fmt.Sprintf("producer space %s re-split as %s reduce %s%s", sizesString(g.Outer), sizesString(outer), sizesString(r), reorderNote(p))
+		if split != nil {
+			why += " (the consumer's loops split to the producer's sizes)"
+		}
+		plans = append(plans, mergePlan{kind: caseResplit, reduce: r, outer: outer, cRename: split,
+			gRename: renameTo(p, OuterVar, outer, r), why: why})
+	}
+	return plans
+}
+
+// splitOuterPlans are the plans of pointwise c over g's outer space (and
+// an r-stage's) after splitRanges split c's loops to g's sizes.
+func splitOuterPlans(g, c *Kernel) []mergePlan {
+	var plans []mergePlan
+	sp, ok := splitRanges(c.Outer, nil, g.Outer)
+	if ok {
+		for _, p := range reorderings(sp.outer, g.Outer) {
+			plans = append(plans, mergePlan{kind: caseOuter, cRename: composeRename(sp.rename, renameTo(p, OuterVar, g.Outer, nil)),
+				why: "same iteration space " + sizesString(g.Outer) + " (the consumer's loops split to the producer's sizes)" + reorderNote(p)})
+		}
+	}
+	for _, st := range g.Stages {
+		if len(st.Reduce) == 0 {
+			continue
+		}
+		target := append(append([]sym.Expr{}, g.Outer...), st.Reduce...)
+		sp, ok := splitRanges(c.Outer, nil, target)
+		if !ok {
+			continue
+		}
+		for _, p := range reorderings(sp.outer, target) {
+			plans = append(plans, mergePlan{kind: caseRStage, reduce: st.Reduce, cRename: composeRename(sp.rename, renameTo(p, OuterVar, g.Outer, st.Reduce)),
+				why: fmt.Sprintf("iteration space %s is %s reduce %s (the consumer's loops split to the producer's sizes)%s",
+					sizesString(c.Outer), sizesString(g.Outer), sizesString(st.Reduce), reorderNote(p))})
+		}
+	}
+	return plans
 }
 
 // mirroredPlans are the r-stage plans with c's point mirrored along the
@@ -313,7 +362,7 @@ func describeKernelSpace(k *Kernel) string {
 
 // targetReduce is the Reduce c's stage i will have inside the group.
 func (pl *mergePlan) targetReduce(c *Kernel, i int) []sym.Expr {
-	if pl.kind == caseRStage {
+	if pl.kind == caseRStage || pl.kind == caseResplit && pl.cRename != nil && len(c.Stages[i].Reduce) > 0 {
 		return pl.reduce
 	}
 	return c.Stages[i].Reduce

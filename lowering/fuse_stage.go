@@ -17,7 +17,7 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 		st := g.k.Stages[0]
 		renameStageVars(st, pl.gRename)
 		st.Reduce = slices.Clone(pl.reduce)
-		g.k.Outer = slices.Clone(c.Outer)
+		g.k.Outer = slices.Clone(pl.outer)
 		// The innermost outer range changed: the proven width no longer
 		// describes it.
 		g.k.Vec = 1
@@ -33,6 +33,14 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 	}
 	if pl.kind == caseRStage {
 		c.Stages[0].Reduce = slices.Clone(pl.reduce)
+	}
+	if pl.kind == caseResplit && pl.cRename != nil { // c's loops were split to g's sizes
+		c.Outer = slices.Clone(pl.outer)
+		for _, st := range c.Stages {
+			if len(st.Reduce) > 0 {
+				st.Reduce = slices.Clone(pl.reduce)
+			}
+		}
 	}
 	if pl.cRename != nil && pl.kind == caseOuter {
 		// c's innermost loop changed: its accesses lost the proven width.

@@ -1,0 +1,121 @@
+package lowering
+
+import (
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
+// Splitting a consumer's ranges to its producer's. A view that flattens
+// dims gives its consumer one loop where the producer has several: the
+// bias gradient of a linear layer sums a [10, 16] view of gelu_backward's
+// [2, 5, 16] over dim 0, so the sum runs [16] reduce [10] and its producer
+// [2, 5, 16]. Splitting the consumer's range 10 into the run 2, 5 of the
+// producer's ranges (its variable r becoming 5·r0 + r1, the same elements
+// in the same order) makes the two spaces lists of the same sizes, which
+// the reorderings of matchSpaces then pair. Only constant sizes split, and
+// only into a run of consecutive producer ranges, as a flattening view
+// merges consecutive dims.
+
+// rangeSplit is a consumer's ranges after the split and the substitution
+// of its old variables (each the row-major position over its pieces).
+type rangeSplit struct {
+	outer, reduce []sym.Expr
+	rename        map[string]sym.Expr
+}
+
+// splitRanges splits the consumer's outer and reduce ranges into runs of
+// the producer's sizes; ok is false when nothing needs splitting or some
+// range fits neither a producer size nor a run of them.
+func splitRanges(outer, reduce, producer []sym.Expr) (rangeSplit, bool) {
+	ranges := append(append([]sym.Expr{}, outer...), reduce...)
+	used := make([]bool, len(producer))
+	pieces := make([][]sym.Expr, len(ranges))
+	for i, s := range ranges { // exact sizes first
+		for j, p := range producer {
+			if !used[j] && sym.Equal(s, p) {
+				used[j], pieces[i] = true, []sym.Expr{s}
+				break
+			}
+		}
+	}
+	split := false
+	for i, s := range ranges {
+		if pieces[i] != nil {
+			continue
+		}
+		run, ok := consecutiveRun(s, producer, used)
+		if !ok {
+			return rangeSplit{}, false
+		}
+		pieces[i], split = run, true
+	}
+	if !split {
+		return rangeSplit{}, false
+	}
+	out := rangeSplit{rename: map[string]sym.Expr{}}
+	for i, ps := range pieces {
+		isOuter := i < len(outer)
+		old := OuterVar(i)
+		if !isOuter {
+			old = ReduceVar(i - len(outer))
+		}
+		expr := sym.Const(0)
+		for _, p := range ps {
+			v := OuterVar(len(out.outer))
+			if isOuter {
+				out.outer = append(out.outer, p)
+			} else {
+				v = ReduceVar(len(out.reduce))
+				out.reduce = append(out.reduce, p)
+			}
+			expr = sym.Add(sym.Mul(expr, p), sym.Symbol(v))
+		}
+		if !sym.Equal(expr, sym.Symbol(old)) {
+			out.rename[old] = expr
+		}
+	}
+	return out, true
+}
+
+// consecutiveRun finds unused consecutive producer ranges, at least two,
+// whose constant sizes multiply to s, and marks them used.
+func consecutiveRun(s sym.Expr, producer []sym.Expr, used []bool) ([]sym.Expr, bool) {
+	want, ok := s.Const()
+	if !ok || want <= 1 {
+		return nil, false
+	}
+	for i := range producer {
+		prod := int64(1)
+		for j := i; j < len(producer) && !used[j]; j++ {
+			v, ok := producer[j].Const()
+			if !ok || v <= 0 {
+				break
+			}
+			if prod *= v; prod > want {
+				break
+			}
+			if prod == want && j > i {
+				for k := i; k <= j; k++ {
+					used[k] = true
+				}
+				return producer[i : j+1], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// composeRename is a then b: each variable a maps, with b substituted in
+// its expression; b's own entries for variables a does not map are kept.
+func composeRename(a, b map[string]sym.Expr) map[string]sym.Expr {
+	out := map[string]sym.Expr{}
+	for v, e := range b {
+		out[v] = e
+	}
+	for v, e := range a {
+		out[v] = substVars(e, b)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
