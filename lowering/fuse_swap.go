@@ -21,7 +21,7 @@ func (s *scheduler) swapLastTwo(c *Kernel, reads, writes []*Buffer) bool {
 	}
 	a, b := s.groups[n-2], s.groups[n-1]
 	// the bound of a join keeps the scans linear in the program
-	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs ||
+	if a.k.Extern != nil || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs ||
 		instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
 		return false
 	}

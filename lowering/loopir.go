@@ -141,7 +141,10 @@ type Kernel struct {
 	// it is a scatter-accumulate (index_put accumulate, scatter_add,
 	// scatter_reduce, index_add) whose indices may repeat, so two
 	// iterations may update one element. Codegen runs it in one thread,
-	// in outer-index order; the scheduler must not fuse it with others.
+	// in outer-index order, unvectorized (Vec 1). The scheduler may fuse
+	// other work into it (or it into other work) when no other member
+	// reads or writes what it accumulates into, and never reorders or
+	// re-splits its loops: the fused kernel stays Serial.
 	Serial bool
 	// SharesCode, set by ShareCode, is an earlier kernel that is this one
 	// but for the buffers it touches: code generators emit no code for

@@ -280,9 +280,6 @@ func (s *scheduler) schedule(c *Kernel) {
 	switch {
 	case c.Extern != nil:
 		s.remark("%s (%s) is an extern call: not fused", c.Name, kernelOrigin(c))
-	case c.Serial:
-		// Fused, the other kernels would have to run serially too.
-		s.remark("%s is serial (scatter with repeated indices): not fused", c.Name)
 	case s.tryFuse(c, reads, writes):
 		return
 	}
