@@ -146,6 +146,11 @@ type Kernel struct {
 	// reads or writes what it accumulates into, and never reorders or
 	// re-splits its loops: the fused kernel stays Serial.
 	Serial bool
+	// Split, on a Serial kernel, lists the outer dims (ascending) along
+	// which its iterations never update one element (serialSplit proves
+	// it from the index expressions): a code generator may run iterations
+	// that differ in them on different threads, each thread in loop order.
+	Split []int
 	// SharesCode, set by ShareCode, is an earlier kernel that is this one
 	// but for the buffers it touches: code generators emit no code for
 	// this kernel and call SharesCode's with this kernel's buffers

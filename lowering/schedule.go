@@ -58,6 +58,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 	}
 	if opts.Disable {
 		p.Remarks = append(p.Remarks, "fusion disabled: one kernel per node")
+		setSplits(p)
 		return stats, nil
 	}
 	inlineCheap(p)
@@ -67,6 +68,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 	}
 	s.finish()
 	storeInner(p)
+	setSplits(p)
 	stats.KernelsAfter = len(p.Kernels)
 	p.Remarks = append(p.Remarks, fmt.Sprintf("fusion: %d kernels -> %d (%d fusions, %d recomputes)",
 		stats.KernelsBefore, stats.KernelsAfter, stats.Fusions, stats.Recomputes))
