@@ -18,6 +18,47 @@ import (
 // pair that may update one element then still runs in loop order on one
 // thread, so the result is the serial one, bit for bit.
 
+// SplitPrefix is how many leading outer dims of k are all in Split: a code
+// generator may cut the flattened outer range into blocks of the other
+// dims' size, run the blocks on different threads, each in order.
+func (k *Kernel) SplitPrefix() int {
+	n := 0
+	for n < len(k.Split) && k.Split[n] == n {
+		n++
+	}
+	return n
+}
+
+// ChecksRead reports whether an index check of k depends on outer
+// variable v (the checked value is loaded or computed through it): a code
+// generator that reorders iterations along v must keep the first failing
+// check the one a run in loop order meets.
+func (k *Kernel) ChecksRead(v string) bool {
+	seen := map[*Instr]bool{}
+	var reads func(in *Instr) bool
+	reads = func(in *Instr) bool {
+		if seen[in] {
+			return false
+		}
+		seen[in] = true
+		switch {
+		case in.Access != nil && slices.Contains(in.Access.Index.Free(), v):
+			return true
+		case in.Op == OpIndex && slices.Contains(in.Expr.Free(), v):
+			return true
+		}
+		return slices.ContainsFunc(in.Args, reads)
+	}
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Op == OpCheck && reads(in) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // setSplits computes Split for every serial kernel of p.
 func setSplits(p *Program) {
 	for _, k := range p.Kernels {

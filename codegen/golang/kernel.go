@@ -131,7 +131,11 @@ func (g *kernelGen) emit() error {
 	} else {
 		g.c.line("// %s is a %s kernel.", k.Name, k.Kind())
 	}
-	if k.Serial {
+	switch {
+	case k.Serial && len(k.Split) > 0:
+		g.c.line("// It is serial: it accumulates through indices that may repeat, in index")
+		g.c.line("// order; iterations that differ in %s never update one element.", splitVars(k.Split))
+	case k.Serial:
 		g.c.line("// It is serial: it accumulates through indices that may repeat, so it")
 		g.c.line("// runs on one goroutine in index order, never split across cores.")
 	}
@@ -211,6 +215,9 @@ func (g *kernelGen) emitPointwise() error {
 			return err
 		}
 	}
+	if g.splitsColumns() {
+		return g.emitColumns(body)
+	}
 	g.c.line("nIn := int64(%s)", outer[last].Code())
 	g.c.line("total := nIn * int64(%s)", product(outer[:last]).Code())
 	g.forChunks("1")
@@ -237,16 +244,66 @@ func (g *kernelGen) emitPointwise() error {
 	return nil
 }
 
+// splitsColumns reports whether a serial pointwise kernel may run ranges
+// of its innermost dim on different cores, each walking every row in
+// order: Split holds the innermost dim but not the first (forChunks cuts
+// blocks then), and no index check depends on the innermost variable (the
+// first check to fail is then the one a run in loop order meets: its row
+// fails in every column).
+func (g *kernelGen) splitsColumns() bool {
+	k, last := g.k, len(g.k.Outer)-1
+	return k.Serial && last > 0 && k.SplitPrefix() == 0 && slices.Contains(k.Split, last) &&
+		!k.ChecksRead(lowering.OuterVar(last))
+}
+
+// emitColumns is emitPointwise for splitsColumns: the cores take ranges
+// of columns (index_add along dim 0 adds row after row into each column);
+// each walks the rows in order with a tight loop over its columns.
+func (g *kernelGen) emitColumns(body []*lowering.Instr) error {
+	outer := g.k.Outer
+	last := len(outer) - 1
+	g.c.line("// serial along the rows; columns (%s) never update one element: ranges of", lowering.OuterVar(last))
+	g.c.line("// columns run across cores, each walking every row in order")
+	g.c.line("rows := int64(%s)", product(outer[:last]).Code())
+	g.c.line("return rt.ParallelFor(int64(%s), rows, func(lo, hi int64) error {", outer[last].Code())
+	g.c.line("for row := int64(0); row < rows; row++ {")
+	g.emitUnravel("row", outer[:last], g.mentioned())
+	if err := g.tightLoop(lowering.OuterVar(last), "lo", "hi", body, 1, false, nil); err != nil {
+		return err
+	}
+	g.c.line("}")
+	g.c.line("return nil")
+	g.c.line("})")
+	return nil
+}
+
 // forChunks opens the closure that runs [lo, hi) of total outer indexes:
 // split across cores by rt.ParallelFor (cost: work per index), or, for a
 // Serial kernel, all of them on this goroutine in index order.
 func (g *kernelGen) forChunks(cost string) {
+	if n := g.k.SplitPrefix(); g.k.Serial && n > 0 {
+		g.c.line("// serial in blocks of %s outer indexes: iterations in different blocks never", product(g.k.Outer[n:]).Code())
+		g.c.line("// update one element (split along %s), so blocks run across cores, each in order", splitVars(g.k.Split[:n]))
+		g.c.line("blk := max(int64(%s), 1)", product(g.k.Outer[n:]).Code())
+		g.c.line("return rt.ParallelFor(total/blk, blk*(%s), func(lo, hi int64) error {", cost)
+		g.c.line("lo, hi = lo*blk, hi*blk")
+		return
+	}
 	if g.k.Serial {
 		g.c.line("// serial: one goroutine, outer indexes in order (repeated indices accumulate)")
 		g.c.line("return rt.SerialFor(total, func(lo, hi int64) error {")
 		return
 	}
 	g.c.line("return rt.ParallelFor(total, %s, func(lo, hi int64) error {", cost)
+}
+
+// splitVars names split dims: "x0, x1".
+func splitVars(dims []int) string {
+	vars := make([]string, len(dims))
+	for i, d := range dims {
+		vars[i] = lowering.OuterVar(d)
+	}
+	return strings.Join(vars, ", ")
 }
 
 // product multiplies sizes (1 for none).

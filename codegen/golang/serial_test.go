@@ -73,3 +73,46 @@ func kernelSource(t *testing.T, src, name string) string {
 	require.True(t, strings.Contains(m, "func "+name+"("))
 	return m
 }
+
+// splitFX holds two serial kernels large enough for rt.ParallelFor to
+// split (64k iterations each), both proven splittable: index_add along
+// dim 0 adds 8192 rows into the 4 rows of x, each column apart from the
+// others (split along x1: ranges of columns across cores, every row in
+// order), and scatter_add along dim 1 adds 16 values a row into 8
+// columns, each row apart (split along x0: blocks of rows). Operands are
+// integers, so every order gives the same sums and interp is exact.
+const splitFX = `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 8][8, 1]cpu", i: "i64[8192][1]cpu", s: "f32[8192, 8][8, 1]cpu", y: "f32[4096, 8][8, 1]cpu", j: "i64[4096, 16][16, 1]cpu", t: "f32[4096, 16][16, 1]cpu"):
+        xr: "f32[4, 8][8, 1]cpu" = torch.ops.aten.round.default(x)
+        s8: "f32[8192, 8][8, 1]cpu" = torch.ops.aten.mul.Tensor(s, 8)
+        sr: "f32[8192, 8][8, 1]cpu" = torch.ops.aten.round.default(s8)
+        a: "f32[4, 8][8, 1]cpu" = torch.ops.aten.index_add.default(xr, 0, i, sr)
+        t8: "f32[4096, 16][16, 1]cpu" = torch.ops.aten.mul.Tensor(t, 8)
+        tr: "f32[4096, 16][16, 1]cpu" = torch.ops.aten.round.default(t8)
+        b: "f32[4096, 8][8, 1]cpu" = torch.ops.aten.scatter_add.default(y, 1, j, tr)
+        return (a, b)
+`
+
+// A serial kernel with Split runs across cores (rt.ParallelFor), each
+// core in index order over iterations that may meet, and computes
+// interp's result.
+func TestSerialSplitAgainstInterp(t *testing.T) {
+	c := fxProgram(t, "serial_split", splitFX)
+	src, err := Generate(c.prog, c.name)
+	require.NoError(t, err)
+	var split []string
+	for _, k := range c.prog.Kernels {
+		if !k.Serial {
+			continue
+		}
+		body := kernelSource(t, string(src), k.Name)
+		assert.NotContains(t, body, "rt.SerialFor", "%s split %v", k.Name, k.Split)
+		assert.Contains(t, body, "rt.ParallelFor", k.Name)
+		split = append(split, splitVars(k.Split))
+	}
+	assert.Equal(t, []string{"x1", "x0"}, split, "%s", c.prog)
+	assert.Contains(t, string(src), "for row := int64(0); row < rows; row++ {", "index_add runs ranges of columns")
+	assert.Contains(t, string(src), "lo, hi = lo*blk, hi*blk", "scatter_add runs blocks of rows")
+	bin := buildModule(t, []*lowering.Program{c.prog})
+	c.check(t, bin)
+}
