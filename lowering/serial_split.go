@@ -29,36 +29,6 @@ func (k *Kernel) SplitPrefix() int {
 	return n
 }
 
-// ChecksRead reports whether an index check of k depends on outer
-// variable v (the checked value is loaded or computed through it): a code
-// generator that reorders iterations along v must keep the first failing
-// check the one a run in loop order meets.
-func (k *Kernel) ChecksRead(v string) bool {
-	seen := map[*Instr]bool{}
-	var reads func(in *Instr) bool
-	reads = func(in *Instr) bool {
-		if seen[in] {
-			return false
-		}
-		seen[in] = true
-		switch {
-		case in.Access != nil && slices.Contains(in.Access.Index.Free(), v):
-			return true
-		case in.Op == OpIndex && slices.Contains(in.Expr.Free(), v):
-			return true
-		}
-		return slices.ContainsFunc(in.Args, reads)
-	}
-	for _, st := range k.Stages {
-		for _, in := range st.Body {
-			if in.Op == OpCheck && reads(in) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // setSplits computes Split for every serial kernel of p.
 func setSplits(p *Program) {
 	for _, k := range p.Kernels {

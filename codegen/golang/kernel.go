@@ -215,9 +215,6 @@ func (g *kernelGen) emitPointwise() error {
 			return err
 		}
 	}
-	if g.splitsColumns() {
-		return g.emitColumns(body)
-	}
 	g.c.line("nIn := int64(%s)", outer[last].Code())
 	g.c.line("total := nIn * int64(%s)", product(outer[:last]).Code())
 	g.forChunks("1")
@@ -244,42 +241,16 @@ func (g *kernelGen) emitPointwise() error {
 	return nil
 }
 
-// splitsColumns reports whether a serial pointwise kernel may run ranges
-// of its innermost dim on different cores, each walking every row in
-// order: Split holds the innermost dim but not the first (forChunks cuts
-// blocks then), and no index check depends on the innermost variable (the
-// first check to fail is then the one a run in loop order meets: its row
-// fails in every column).
-func (g *kernelGen) splitsColumns() bool {
-	k, last := g.k, len(g.k.Outer)-1
-	return k.Serial && last > 0 && k.SplitPrefix() == 0 && slices.Contains(k.Split, last) &&
-		!k.ChecksRead(lowering.OuterVar(last))
-}
-
-// emitColumns is emitPointwise for splitsColumns: the cores take ranges
-// of columns (index_add along dim 0 adds row after row into each column);
-// each walks the rows in order with a tight loop over its columns.
-func (g *kernelGen) emitColumns(body []*lowering.Instr) error {
-	outer := g.k.Outer
-	last := len(outer) - 1
-	g.c.line("// serial along the rows; columns (%s) never update one element: ranges of", lowering.OuterVar(last))
-	g.c.line("// columns run across cores, each walking every row in order")
-	g.c.line("rows := int64(%s)", product(outer[:last]).Code())
-	g.c.line("return rt.ParallelFor(int64(%s), rows, func(lo, hi int64) error {", outer[last].Code())
-	g.c.line("for row := int64(0); row < rows; row++ {")
-	g.emitUnravel("row", outer[:last], g.mentioned())
-	if err := g.tightLoop(lowering.OuterVar(last), "lo", "hi", body, 1, false, nil); err != nil {
-		return err
-	}
-	g.c.line("}")
-	g.c.line("return nil")
-	g.c.line("})")
-	return nil
-}
-
 // forChunks opens the closure that runs [lo, hi) of total outer indexes:
 // split across cores by rt.ParallelFor (cost: work per index), or, for a
-// Serial kernel, all of them on this goroutine in index order.
+// Serial kernel, all of them on this goroutine in index order, or, when
+// its leading dims are split (Kernel.SplitPrefix), whole blocks of the
+// other dims across cores, each block in order. A split that is not a
+// prefix (index_add along dim 0: columns apart) stays on one goroutine:
+// ranges of columns, each core walking every row, made index_put over
+// [65536, 256] 2x to 5x slower on 2 cores than one goroutine's contiguous
+// rows (CUDA, whose threads of a warp read neighbouring columns of one
+// row, does split them).
 func (g *kernelGen) forChunks(cost string) {
 	if n := g.k.SplitPrefix(); g.k.Serial && n > 0 {
 		g.c.line("// serial in blocks of %s outer indexes: iterations in different blocks never", product(g.k.Outer[n:]).Code())
