@@ -105,6 +105,23 @@ func TestFuseSerialGroupRefusesItsReader(t *testing.T) {
 	assert.NotEmpty(t, remarksWith(p, "kernel4 (d) not fused into kernel3 (b): it reads buf4"), "%s", p)
 }
 
+// A reduction over the serial kernel's space stays out of it: its loop
+// would run on the serial kernel's one thread, where pointwise work only
+// adds a constant to each iteration.
+func TestFuseSerialGroupRefusesReduction(t *testing.T) {
+	p := lowerFX(t, scatterPair(`        u: "f32[2, 4, 1][4, 1, 1]cpu" = torch.ops.aten.unsqueeze.default(s, 2)
+        ex: "f32[2, 4, 5][4, 1, 0]cpu" = torch.ops.aten.expand.default(u, [2, 4, 5])
+        e: "f32[2, 4][4, 1]cpu" = torch.ops.aten.sum.dim_IntList(ex, [2])
+`, ", e"))
+	fuseChecked(t, p, FuseOptions{}, indexEnv)
+	for _, k := range p.Kernels {
+		if k.Serial {
+			assert.Equal(t, []string{"b"}, k.Origins, "%s", p)
+		}
+	}
+	assert.NotEmpty(t, remarksWith(p, "it is a reduction, and the group is serial"), "%s", p)
+}
+
 // A serial kernel's loops keep their order: fusion never reorders them to
 // match a group (the accumulation order would change), so a scatter-add
 // whose space only matches a transposed one stays apart.

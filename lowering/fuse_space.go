@@ -344,6 +344,9 @@ func (s *scheduler) planMerge(g *group, c *Kernel, writes []*Buffer) (mergePlan,
 	if why := serialPut(g.k, c); why != "" {
 		return mergePlan{}, why
 	}
+	if why := serialReduction(g.k, c); why != "" {
+		return mergePlan{}, why
+	}
 	pl, why := matchSpaces(g.k, c)
 	if why != "" {
 		return pl, why
@@ -368,6 +371,20 @@ func serialPut(g, c *Kernel) string {
 		return "it stores through an indirect index without accumulating, and the group is serial (the fused order would pick another of its writes to one element)"
 	case c.Serial && !g.Serial && storesIndirect(g):
 		return "it is serial, and the group stores through an indirect index without accumulating (the fused order would pick another of its writes to one element)"
+	}
+	return ""
+}
+
+// serialReduction keeps reductions out of serial kernels: fused, a
+// reduction's loop would run on the serial kernel's one thread (or its
+// few, Kernel.Split), where pointwise work over the same space only adds
+// a constant to each of its iterations.
+func serialReduction(g, c *Kernel) string {
+	switch {
+	case (g.Serial || c.Serial) && !allOuterLevel(c):
+		return "it is a reduction, and the group is serial (its loop would run on the serial kernel's thread)"
+	case (g.Serial || c.Serial) && !allOuterLevel(g):
+		return "it is serial, and the group holds a reduction (its loop would run on the serial kernel's thread)"
 	}
 	return ""
 }

@@ -142,9 +142,9 @@ type Kernel struct {
 	// scatter_reduce, index_add) whose indices may repeat, so two
 	// iterations may update one element. Codegen runs it in one thread,
 	// in outer-index order, unvectorized (Vec 1). The scheduler may fuse
-	// other work into it (or it into other work) when no other member
-	// reads or writes what it accumulates into, and never reorders or
-	// re-splits its loops: the fused kernel stays Serial.
+	// other pointwise work into it (or it into other pointwise work) when
+	// no other member reads or writes what it accumulates into, and never
+	// reorders or re-splits its loops: the fused kernel stays Serial.
 	Serial bool
 	// Split, on a Serial kernel, lists the outer dims (ascending) along
 	// which its iterations never update one element (serialSplit proves
