@@ -102,6 +102,10 @@ func codeShape(b []byte, k *Kernel) ([]byte, []*Buffer) {
 	w := shapeWriter{b: b, index: map[*Buffer]int{}}
 	w.int(int64(k.Vec))
 	w.bool(k.Serial)
+	w.int(int64(len(k.Split)))
+	for _, d := range k.Split {
+		w.int(int64(d))
+	}
 	w.exprs(k.Outer)
 	if e := k.Extern; e != nil {
 		w.str(e.Op)

@@ -292,7 +292,7 @@ func TestShareCodeTellsBuffersApart(t *testing.T) {
 // code reads it (then write it in codeShape) and list it here.
 func TestCodeShapeCoversEveryField(t *testing.T) {
 	inShape := map[string][]string{
-		"Kernel":  {"Outer", "Stages", "Extern", "Vec", "Serial"},
+		"Kernel":  {"Outer", "Stages", "Extern", "Vec", "Serial", "Split"},
 		"Stage":   {"Reduce", "Body"},
 		"Instr":   {"ID", "Op", "DType", "Reduce", "Args", "Access", "Imm", "Expr", "Fn", "Check"},
 		"Access":  {"Buffer", "DType", "Index", "Indirect"},

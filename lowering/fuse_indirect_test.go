@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,10 +70,11 @@ func TestFuseRenamesSharedIndirectList(t *testing.T) {
 	assert.Same(t, indirect[0], indirect[2])
 }
 
-// A kernel that could join a serial group (same space, reads the same
-// input) is refused, joins the next candidate, and the serial kernel
-// keeps its flag and its origins alone.
-func TestFuseSerialGroupTakesNoOne(t *testing.T) {
+// A kernel over the serial group's space that reads its inputs and
+// nothing it accumulates into joins it (Inductor's index_add backward:
+// the scatter and the gradient's gather in one loop); the fused kernel
+// stays serial, unvectorized, with both origins.
+func TestFuseSerialGroupTakesIndependentWork(t *testing.T) {
 	p := lowerFX(t, scatterPair(`        c: "f32[2, 4][4, 1]cpu" = torch.ops.aten.mul.Tensor(s, 2)
 `, ", c"))
 	fuseChecked(t, p, FuseOptions{}, indexEnv)
@@ -83,8 +85,70 @@ func TestFuseSerialGroupTakesNoOne(t *testing.T) {
 		}
 	}
 	require.Len(t, serial, 1, "%s", p)
-	assert.Equal(t, []string{"b"}, serial[0].Origins)
-	assert.NotEmpty(t, remarksWith(p, "not fused into kernel3 (b): kernel3 is serial (scatter with repeated indices)"), "%s", p)
+	assert.Equal(t, []string{"b", "c"}, serial[0].Origins)
+	assert.Equal(t, 1, serial[0].Vec)
+	assert.NotEmpty(t, remarksWith(p, "fused kernel4 (c) into kernel3 (b): same iteration space [2, 4]"), "%s", p)
+}
+
+// Fusing a gather of the scatter-add's result through the same index
+// would be wrong (an early iteration would read an element later ones
+// still add into): it is refused with a remark, and runs after the serial
+// kernel (joined to the plain put a, which moves after b: sinkToLast).
+func TestFuseSerialGroupRefusesItsReader(t *testing.T) {
+	p := lowerFX(t, scatterPair(`        d: "f32[2, 4][4, 1]cpu" = torch.ops.aten.gather.default(b, 0, ix)
+`, ", d"))
+	fuseChecked(t, p, FuseOptions{}, indexEnv)
+	serialAt, readerAt := -1, -1
+	for i, k := range p.Kernels {
+		if k.Serial {
+			assert.Equal(t, []string{"b"}, k.Origins)
+			serialAt = i
+		}
+		if slices.Contains(k.Origins, "d") {
+			readerAt = i
+		}
+	}
+	require.True(t, serialAt >= 0 && readerAt > serialAt, "the gather runs after the serial kernel:\n%s", p)
+	assert.NotEmpty(t, remarksWith(p, "kernel4 (d) not fused into kernel3 (b): it reads buf4"), "%s", p)
+}
+
+// A reduction over the serial kernel's space stays out of it: its loop
+// would run on the serial kernel's one thread, where pointwise work only
+// adds a constant to each iteration.
+func TestFuseSerialGroupRefusesReduction(t *testing.T) {
+	p := lowerFX(t, scatterPair(`        u: "f32[2, 4, 1][4, 1, 1]cpu" = torch.ops.aten.unsqueeze.default(s, 2)
+        ex: "f32[2, 4, 5][4, 1, 0]cpu" = torch.ops.aten.expand.default(u, [2, 4, 5])
+        e: "f32[2, 4][4, 1]cpu" = torch.ops.aten.sum.dim_IntList(ex, [2])
+`, ", e"))
+	fuseChecked(t, p, FuseOptions{}, indexEnv)
+	for _, k := range p.Kernels {
+		if k.Serial {
+			assert.Equal(t, []string{"b"}, k.Origins, "%s", p)
+		}
+	}
+	assert.NotEmpty(t, remarksWith(p, "it is a reduction, and the group is serial"), "%s", p)
+}
+
+// A serial kernel's loops keep their order: fusion never reorders them to
+// match a group (the accumulation order would change), so a scatter-add
+// whose space only matches a transposed one stays apart.
+func TestFuseSerialKernelIsNotReordered(t *testing.T) {
+	g := &Kernel{Outer: []sym.Expr{sym.Const(4), sym.Const(4)}, Stages: []*Stage{{}}}
+	c := &Kernel{Outer: []sym.Expr{sym.Const(4), sym.Const(4)}, Stages: []*Stage{{}}, Serial: true}
+	pl, why := matchSpaces(g, c)
+	assert.Empty(t, why)
+	assert.Nil(t, pl.cRename, "the serial kernel keeps loop order")
+	c.Outer = []sym.Expr{sym.Const(4), sym.Const(3)}
+	g.Outer = []sym.Expr{sym.Const(3), sym.Const(4)}
+	_, why = matchSpaces(g, c)
+	assert.Equal(t, serialReordered, why)
+	c.Serial, g.Serial = false, true
+	_, why = matchSpaces(g, c)
+	assert.Empty(t, why, "a parallel kernel may be reordered into a serial group")
+	c.Stages = []*Stage{{Reduce: []sym.Expr{sym.Const(4)}}}
+	c.Outer = []sym.Expr{sym.Const(3)}
+	_, why = matchSpaces(g, c)
+	assert.Equal(t, serialResplit, why)
 }
 
 // Serial survives when it is the only kernel, and Fuse never clears it.
@@ -99,7 +163,7 @@ func TestFuseKeepsLoneSerialKernel(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, n, "%s", p)
-	assert.Contains(t, p.Remarks, "kernel3 is serial (scatter with repeated indices): not fused")
+	assert.NotEmpty(t, remarksWith(p, "kernel3 (b) not fused into kernel1 (a): it is serial, and the group stores through an indirect index without accumulating"), "%s", p)
 }
 
 // A kernel that writes, through an indirect index, a buffer the group

@@ -23,7 +23,7 @@ const maxJoinInstrs = 512
 func (s *scheduler) joinEarlier(gi int, c string, reads []*Buffer) {
 	for gi > 0 && gi == len(s.groups)-1 && s.feeds(gi-1, reads) {
 		gj := s.groups[gi-1]
-		if gj.k.Extern != nil || gj.k.Serial {
+		if gj.k.Extern != nil {
 			return // never fused (its own remark says so)
 		}
 		g := s.groups[gi]
@@ -56,9 +56,6 @@ func (s *scheduler) join(gj, g *group, c string) bool {
 		return refuse("they hold over " + itoa(maxJoinInstrs) + " instructions and buffer accesses")
 	} else if instrsUpTo(gj.k, n, maxJoinInstrs) > maxJoinInstrs {
 		return refuse("they hold over " + itoa(maxJoinInstrs) + " instructions and buffer accesses")
-	}
-	if g.k.Serial {
-		return refuse(g.founder + " is serial (scatter with repeated indices)")
 	}
 	_, writes := kernelAccesses(g.k)
 	jr, jw := kernelAccesses(gj.k)

@@ -119,12 +119,15 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 	if allOuterLevel(c) {
 		var plans []mergePlan
 		for _, p := range reorderings(c.Outer, g.Outer) {
+			if c.Serial && !isIdentity(p) {
+				continue // serialReordered
+			}
 			plans = append(plans, mergePlan{kind: caseOuter, cRename: renameTo(p, OuterVar, g.Outer, nil),
 				why: "same iteration space " + space + reorderNote(p)})
 		}
 		for _, st := range g.Stages {
-			if len(st.Reduce) == 0 {
-				continue
+			if len(st.Reduce) == 0 || c.Serial {
+				continue // serialInReduce
 			}
 			target := append(append([]sym.Expr{}, g.Outer...), st.Reduce...)
 			for _, p := range reorderings(c.Outer, target) {
@@ -133,11 +136,17 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 			}
 		}
 		plans = append(plans, mirroredPlans(plans)...)
-		if len(plans) == 0 {
+		if len(plans) == 0 && !c.Serial { // a split reorders a serial kernel's loops
 			plans = splitOuterPlans(g, c)
 		}
 		if pl, ok := pickPlan(g, c, plans); ok {
 			return pl, ""
+		}
+		if c.Serial && len(reorderings(c.Outer, g.Outer)) > 0 {
+			return mergePlan{}, serialReordered
+		}
+		if c.Serial && fitsReduction(g, c) {
+			return mergePlan{}, serialInReduce
 		}
 		return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", sizesString(c.Outer), describeKernelSpace(g))
 	}
@@ -146,8 +155,12 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 	}
 	r, ok := sharedReduce(c)
 	if ok && allOuterLevel(g) && len(g.Stages) == 1 {
+		target := append(append([]sym.Expr{}, c.Outer...), r...)
+		if g.Serial && len(reorderings(g.Outer, target)) > 0 {
+			return mergePlan{}, serialResplit
+		}
 		plans := resplitPlans(g, c.Outer, r, nil)
-		if len(plans) == 0 {
+		if len(plans) == 0 && !g.Serial {
 			if sp, ok := splitRanges(c.Outer, r, g.Outer); ok {
 				plans = resplitPlans(g, sp.outer, sp.reduce, sp.rename)
 			}
@@ -239,6 +252,29 @@ func mirroredPlans(plans []mergePlan) []mergePlan {
 		out = append(out, pl)
 	}
 	return out
+}
+
+// Serial kernels keep their loop order. A Serial kernel accumulates in
+// its loop order (the order PyTorch's CPU kernel and interp add in), so
+// fusion may run other work beside it in that order but never reorder or
+// re-split its loops: a serial c only joins as an outer-level stage in
+// loop order (or, a reduction, appended over the same outer space), and a
+// serial group is never re-split into another kernel's reduction loop.
+const (
+	serialReordered = "it is serial (it accumulates in loop order) and its loops would be reordered"
+	serialInReduce  = "it is serial (it accumulates in loop order) and would run inside the group's reduction loop"
+	serialResplit   = "the group is serial (it accumulates in loop order) and would be re-split into a reduction loop"
+)
+
+// fitsReduction reports whether c's space is g's outer space followed by
+// the ranges of one of g's reductions, in some order (caseRStage).
+func fitsReduction(g, c *Kernel) bool {
+	for _, st := range g.Stages {
+		if len(st.Reduce) > 0 && len(reorderings(c.Outer, append(slices.Clone(g.Outer), st.Reduce...))) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // maxReorderings bounds the loop orders tried for one pair of kernels
@@ -388,8 +424,16 @@ func (s *scheduler) planMerge(g *group, c *Kernel, writes []*Buffer) (mergePlan,
 	if g.k.Extern != nil {
 		return mergePlan{}, g.founder + " is an extern call"
 	}
-	if g.k.Serial {
-		return mergePlan{}, g.founder + " is serial (scatter with repeated indices)"
+	// A serial group (or c) may take in other work: its accumulations
+	// through repeated indices only touch buffers it writes through an
+	// indirect index, which checkReads and checkOverwrites keep every other
+	// member from reading or writing, so the fused body in the serial
+	// order computes what the two kernels computed one after the other.
+	if why := serialPut(g.k, c); why != "" {
+		return mergePlan{}, why
+	}
+	if why := serialReduction(g.k, c); why != "" {
+		return mergePlan{}, why
 	}
 	pl, why := matchSpaces(g.k, c)
 	if why != "" {
@@ -402,6 +446,47 @@ func (s *scheduler) planMerge(g *group, c *Kernel, writes []*Buffer) (mergePlan,
 		return pl, why
 	}
 	return pl, s.checkOverwrites(g, c, &pl, writes)
+}
+
+// serialPut refuses to make a plain put (a store through an indirect
+// index that does not accumulate: scatter.src, index_put) serial by fusing
+// it with a serial kernel: with repeated indices its result is whichever
+// write lands last, which the fused kernel's order would change from the
+// put's own parallel run.
+func serialPut(g, c *Kernel) string {
+	switch {
+	case g.Serial && !c.Serial && storesIndirect(c):
+		return "it stores through an indirect index without accumulating, and the group is serial (the fused order would pick another of its writes to one element)"
+	case c.Serial && !g.Serial && storesIndirect(g):
+		return "it is serial, and the group stores through an indirect index without accumulating (the fused order would pick another of its writes to one element)"
+	}
+	return ""
+}
+
+// serialReduction keeps reductions out of serial kernels: fused, a
+// reduction's loop would run on the serial kernel's one thread (or its
+// few, Kernel.Split), where pointwise work over the same space only adds
+// a constant to each of its iterations.
+func serialReduction(g, c *Kernel) string {
+	switch {
+	case (g.Serial || c.Serial) && !allOuterLevel(c):
+		return "it is a reduction, and the group is serial (its loop would run on the serial kernel's thread)"
+	case (g.Serial || c.Serial) && !allOuterLevel(g):
+		return "it is serial, and the group holds a reduction (its loop would run on the serial kernel's thread)"
+	}
+	return ""
+}
+
+// storesIndirect reports whether k stores through an indirect index.
+func storesIndirect(k *Kernel) bool {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Op == OpStore && len(in.Access.Indirect) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkSize refuses a fusion that would grow a stage past the limit.
@@ -438,15 +523,15 @@ func (s *scheduler) checkReads(g *group, c *Kernel, pl *mergePlan) string {
 			if len(refs) == 0 {
 				continue
 			}
+			if slices.ContainsFunc(refs, func(r storeRef) bool { return len(r.st.Access.Indirect) > 0 }) {
+				return fmt.Sprintf("it reads %s, which %s writes through an indirect index (another iteration may write the same element)",
+					in.Access.Buffer.Name, g.founder)
+			}
 			idx := substVars(in.Access.Index, pl.cRename)
 			ref, ok := latestStoreAt(refs, idx, pl.gRename)
 			if !ok {
 				return fmt.Sprintf("it reads %s at %s, not where %s writes it (%s)",
 					in.Access.Buffer.Name, idx, g.founder, substVars(refs[len(refs)-1].st.Access.Index, pl.gRename))
-			}
-			if len(ref.st.Access.Indirect) > 0 {
-				return fmt.Sprintf("it reads %s, which %s writes through an indirect index (another iteration may write the same element)",
-					in.Access.Buffer.Name, g.founder)
 			}
 			at := g.stageOf(ref.stage)
 			if sr := pl.groupReduce(at); len(sr) > 0 && !sym.EqualLists(sr, tr) {

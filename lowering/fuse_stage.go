@@ -68,7 +68,12 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 	}
 	g.k.Origins = append(g.k.Origins, c.Origins...)
 	g.k.Vec = min(g.k.Vec, c.Vec)
-	g.k.Serial = g.k.Serial || c.Serial // never lost (planMerge refuses it anyway)
+	// Serial is never lost: the fused kernel runs in the serial member's
+	// loop order, one iteration after another, and unvectorized (lanes
+	// would run one instruction for several iterations at once).
+	if g.k.Serial = g.k.Serial || c.Serial; g.k.Serial {
+		g.k.Vec = 1
+	}
 	g.members = append(g.members, c.Name)
 }
 

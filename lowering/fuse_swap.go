@@ -35,7 +35,7 @@ func (s *scheduler) sinkToLast(gi int, c *Kernel, reads, writes []*Buffer) bool 
 	}
 	a := s.groups[gi]
 	// the bound of a join keeps the scans linear in the program
-	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs {
+	if a.k.Extern != nil || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs {
 		return false
 	}
 	passed := make([]string, 0, n-1-gi)

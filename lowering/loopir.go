@@ -141,8 +141,16 @@ type Kernel struct {
 	// it is a scatter-accumulate (index_put accumulate, scatter_add,
 	// scatter_reduce, index_add) whose indices may repeat, so two
 	// iterations may update one element. Codegen runs it in one thread,
-	// in outer-index order; the scheduler must not fuse it with others.
+	// in outer-index order, unvectorized (Vec 1). The scheduler may fuse
+	// other pointwise work into it (or it into other pointwise work) when
+	// no other member reads or writes what it accumulates into, and never
+	// reorders or re-splits its loops: the fused kernel stays Serial.
 	Serial bool
+	// Split, on a Serial kernel, lists the outer dims (ascending) along
+	// which its iterations never update one element (serialSplit proves
+	// it from the index expressions): a code generator may run iterations
+	// that differ in them on different threads, each thread in loop order.
+	Split []int
 	// SharesCode, set by ShareCode, is an earlier kernel that is this one
 	// but for the buffers it touches: code generators emit no code for
 	// this kernel and call SharesCode's with this kernel's buffers

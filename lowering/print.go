@@ -160,6 +160,13 @@ func writeKernelHeader(b *strings.Builder, k *Kernel) {
 	if k.Serial {
 		b.WriteString(" serial")
 	}
+	if len(k.Split) > 0 {
+		vars := make([]string, len(k.Split))
+		for i, d := range k.Split {
+			vars[i] = OuterVar(d)
+		}
+		fmt.Fprintf(b, " split=[%s]", strings.Join(vars, ", "))
+	}
 	if k.SharesCode != nil {
 		b.WriteString(" code=" + k.SharesCode.Name)
 	}

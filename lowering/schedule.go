@@ -58,6 +58,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 	}
 	if opts.Disable {
 		p.Remarks = append(p.Remarks, "fusion disabled: one kernel per node")
+		setSplits(p)
 		return stats, nil
 	}
 	inlineCheap(p)
@@ -68,6 +69,7 @@ func Fuse(p *Program, opts FuseOptions) (FuseStats, error) {
 	s.joinIndependentReductions()
 	s.finish()
 	storeInner(p)
+	setSplits(p)
 	stats.KernelsAfter = len(p.Kernels)
 	p.Remarks = append(p.Remarks, fmt.Sprintf("fusion: %d kernels -> %d (%d fusions, %d recomputes)",
 		stats.KernelsBefore, stats.KernelsAfter, stats.Fusions, stats.Recomputes))
@@ -281,9 +283,6 @@ func (s *scheduler) schedule(c *Kernel) {
 	switch {
 	case c.Extern != nil:
 		s.remark("%s (%s) is an extern call: not fused", c.Name, kernelOrigin(c))
-	case c.Serial:
-		// Fused, the other kernels would have to run serially too.
-		s.remark("%s is serial (scatter with repeated indices): not fused", c.Name)
 	case s.tryFuse(c, reads, writes):
 		return
 	}

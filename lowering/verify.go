@@ -149,7 +149,28 @@ func (kc *kernelCheck) kernel(i int, k *Kernel) []error {
 			kc.instr(si, s, in)
 		}
 	}
+	if len(kc.errs) == 0 {
+		kc.serial(k)
+	}
 	return kc.errs
+}
+
+// serial checks a Serial kernel's promises: unvectorized (lanes would run
+// one instruction for several iterations at once), and split only along
+// dims its indices prove apart.
+func (kc *kernelCheck) serial(k *Kernel) {
+	if k.Serial && k.Vec > 1 {
+		kc.errorf("serial kernel with vec=%d", k.Vec)
+	}
+	if len(k.Split) == 0 {
+		return
+	}
+	proven := serialSplit(k)
+	for _, d := range k.Split {
+		if !k.Serial || !slices.Contains(proven, d) {
+			kc.errorf("split along x%d, which its indices do not prove apart (proven: %v, serial %v)", d, proven, k.Serial)
+		}
+	}
 }
 
 func (kc *kernelCheck) errorf(format string, args ...any) {

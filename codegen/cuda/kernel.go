@@ -91,8 +91,15 @@ func kernelSignature(k *lowering.Kernel, lanes int) *signature {
 			}
 		}
 	}
-	for _, o := range k.Outer {
-		sig.work = sym.Mul(sig.work, o)
+	for i, o := range k.Outer {
+		if !sig.serial || len(k.Split) == 0 || slices.Contains(k.Split, i) {
+			sig.work = sym.Mul(sig.work, o)
+		}
+	}
+	if sig.serial && len(k.Split) > 0 {
+		// A thread per value of the split dims, each running the other
+		// dims in order (splitBody).
+		sig.serial = false
 	}
 	if lanes > 1 {
 		sig.work = sym.FloorDiv(sig.work, sym.Const(int64(lanes)))
@@ -148,6 +155,9 @@ func (g *kgen) body() error {
 	e.line("const long long nwork = %s;", g.sig.work.Code())
 	e.line("for (long long w = (long long)KILN_BID * KILN_BDIM + KILN_TID; w < nwork; w += (long long)KILN_GDIM * KILN_BDIM) {")
 	e.in()
+	if g.k.Serial && len(g.k.Split) > 0 {
+		return g.splitBody()
+	}
 	if n > 0 {
 		e.line("long long rest = w * %d;", lanes)
 	}
@@ -178,6 +188,76 @@ func (g *kgen) body() error {
 	e.out()
 	e.line("}")
 	return nil
+}
+
+// splitBody is body for a serial kernel with Split: thread w takes one
+// value of the split dims (iterations that differ in them never update
+// one element) and runs the other dims in loop order, as the serial
+// kernel would for that value.
+func (g *kgen) splitBody() error {
+	e := g.e
+	var split, rest []int
+	for i := range g.k.Outer {
+		if slices.Contains(g.k.Split, i) {
+			split = append(split, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	e.line("// serial: iterations that differ in %s never update one element, so a", outerNames(split))
+	e.line("// thread takes each of their values and walks the other dims in order.")
+	g.unravel("w", split)
+	serialWork := sym.Const(1)
+	for _, i := range rest {
+		serialWork = sym.Mul(serialWork, g.k.Outer[i])
+	}
+	e.line("for (long long q = 0; q < (long long)(%s); ++q) {", serialWork.Code())
+	e.in()
+	g.unravel("q", rest)
+	if err := g.declareCarried(); err != nil {
+		return err
+	}
+	for i, s := range g.k.Stages {
+		g.cur = i
+		if err := g.emitStage(i, s); err != nil {
+			return fmt.Errorf("stage %d: %w", i, err)
+		}
+	}
+	e.out()
+	e.line("}")
+	e.out()
+	e.line("}")
+	e.out()
+	e.line("}")
+	return nil
+}
+
+// unravel defines the outer variables dims (ascending) from the flat
+// row-major index flat over their sizes.
+func (g *kgen) unravel(flat string, dims []int) {
+	if len(dims) == 0 {
+		return
+	}
+	r := "rest_" + flat
+	g.e.line("long long %s = %s;", r, flat)
+	for j := len(dims) - 1; j >= 0; j-- {
+		name := lowering.OuterVar(dims[j])
+		if j == 0 {
+			g.e.line("const long long %s = %s;", name, r)
+			continue
+		}
+		size := "(" + g.k.Outer[dims[j]].Code() + ")"
+		g.e.line("const long long %s = %s %% %s;", name, r, size)
+		g.e.line("%s /= %s;", r, size)
+	}
+}
+
+func outerNames(dims []int) string {
+	names := make([]string, len(dims))
+	for i, d := range dims {
+		names[i] = lowering.OuterVar(d)
+	}
+	return strings.Join(names, ", ")
 }
 
 // declareCarried declares, at thread scope, the values that outlive their

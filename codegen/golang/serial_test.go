@@ -73,3 +73,49 @@ func kernelSource(t *testing.T, src, name string) string {
 	require.True(t, strings.Contains(m, "func "+name+"("))
 	return m
 }
+
+// splitFX holds two serial kernels large enough for rt.ParallelFor to
+// split (64k iterations each), both proven splittable: index_add along
+// dim 0 adds 8192 rows into the 4 rows of x, each column apart from the
+// others (split along x1), and scatter_add along dim 1 adds 16 values a
+// row into 8 columns, each row apart (split along x0). Operands are
+// integers, so every order gives the same sums and interp is exact.
+const splitFX = `class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 8][8, 1]cpu", i: "i64[8192][1]cpu", s: "f32[8192, 8][8, 1]cpu", y: "f32[4096, 8][8, 1]cpu", j: "i64[4096, 16][16, 1]cpu", t: "f32[4096, 16][16, 1]cpu"):
+        xr: "f32[4, 8][8, 1]cpu" = torch.ops.aten.round.default(x)
+        s8: "f32[8192, 8][8, 1]cpu" = torch.ops.aten.mul.Tensor(s, 8)
+        sr: "f32[8192, 8][8, 1]cpu" = torch.ops.aten.round.default(s8)
+        a: "f32[4, 8][8, 1]cpu" = torch.ops.aten.index_add.default(xr, 0, i, sr)
+        t8: "f32[4096, 16][16, 1]cpu" = torch.ops.aten.mul.Tensor(t, 8)
+        tr: "f32[4096, 16][16, 1]cpu" = torch.ops.aten.round.default(t8)
+        b: "f32[4096, 8][8, 1]cpu" = torch.ops.aten.scatter_add.default(y, 1, j, tr)
+        return (a, b)
+`
+
+// A serial kernel split along its leading dims runs blocks of the other
+// dims across cores (rt.ParallelFor), each block in index order; one
+// split along a later dim only stays on one goroutine (forChunks says
+// why). Both compute interp's result.
+func TestSerialSplitAgainstInterp(t *testing.T) {
+	c := fxProgram(t, "serial_split", splitFX)
+	src, err := Generate(c.prog, c.name)
+	require.NoError(t, err)
+	var split, calls []string
+	for _, k := range c.prog.Kernels {
+		if !k.Serial {
+			continue
+		}
+		body := kernelSource(t, string(src), k.Name)
+		split = append(split, splitVars(k.Split))
+		switch {
+		case strings.Contains(body, "rt.SerialFor(total"):
+			calls = append(calls, "SerialFor")
+		case strings.Contains(body, "lo, hi = lo*blk, hi*blk"):
+			calls = append(calls, "blocks")
+		}
+	}
+	assert.Equal(t, []string{"x1", "x0"}, split, "%s", c.prog)
+	assert.Equal(t, []string{"SerialFor", "blocks"}, calls, "%s", c.prog)
+	bin := buildModule(t, []*lowering.Program{c.prog})
+	c.check(t, bin)
+}

@@ -557,12 +557,14 @@ NOTES = {
                                     "scan, and the backward's reverse scan as one kernel (the first flip inlined "
                                     "into its load, the last run mirrored in its loop: "
                                     "testdata/fusion/scan_reverse.txtar)",
-    "index_add, forward and backward": "Inductor: the copy of x, then one kernel over the index's [4, 7] doing the "
-                                       "scatter-add (atomic_add) and grad_source's index_select; kiln's "
-                                       "scatter-add kernel is serial (indices may repeat, no atomics) and never "
-                                       "fuses, so the index_select is a third kernel",
-    "scatter_add, forward and backward": "as index_add: Inductor fuses the atomic scatter-add with grad_src's "
-                                         "gather over the index's space; kiln's serial scatter does not fuse",
+    "index_add, forward and backward": "as Inductor: the copy of x, then one kernel over the index's [4, 7] doing "
+                                       "the scatter-add and grad_source's index_select; Inductor adds with "
+                                       "atomic_add, kiln's kernel is serial (one thread, index order, no atomics: "
+                                       "the same bits every run) and takes in the index_select, which reads "
+                                       "nothing the scatter adds into (testdata/fusion/heldout_index_add.txtar)",
+    "scatter_add, forward and backward": "as index_add: the scatter-add and grad_src's gather in one loop over the "
+                                         "index's space, Inductor's with atomic_add, kiln's serial "
+                                         "(testdata/fusion/heldout_scatter_add.txtar)",
     "gru_cell, forward and backward": "functionalize writes the in-place gate updates (add_, sigmoid_, mul_ on "
                                       "unsafe_split pieces of an addmm) back into the addmm's result as "
                                       "slice_scatters, 3 kernels that materialize it; Inductor reads each "
