@@ -47,7 +47,37 @@ func lowerView(l *lowerer, c *ops.Call) error {
 		}
 		l.vals[v] = tensorRef{base.buf, layoutOf(t)}
 	}
+	if st := self.Value.Type.Tensor; st != nil && !sameLayout(base.layout, layoutOf(st)) {
+		return l.viewOfPlaced(c, base) // self was placed elsewhere (rules_slice_fold.go)
+	}
 	return nil
+}
+
+// viewOfPlaced places the results of a view of a tensor that lowering put
+// in a layout other than its type's (a folded slice reading its
+// scatter's source): the view's meta rule over that layout says where each
+// element lives; a reshape that layout cannot express is copied.
+func (l *lowerer) viewOfPlaced(c *ops.Call, base tensorRef) error {
+	types, err := viewTypes(c, c.Op, base)
+	if err != nil || len(types) != len(c.Node.Results) {
+		if c.Op.RowMajor && len(c.Node.Results) == 1 {
+			return copyReshape(l, base, c.Node.Out())
+		}
+		return noLowering(c.Node, "", "%s: its layout over the input could not be computed: %v", c.Op, err)
+	}
+	for i, v := range c.Node.Results {
+		if types[i].Kind != ir.KindTensor {
+			return noLowering(c.Node, "", "%s: result %d is not a tensor", c.Op, i)
+		}
+		l.vals[v] = tensorRef{base.buf, layoutOf(types[i].Tensor)}
+	}
+	return nil
+}
+
+// sameLayout: same shape, strides and offset.
+func sameLayout(a, b Layout) bool {
+	return a.DType == b.DType && sym.EqualLists(a.Shape, b.Shape) && sym.EqualLists(a.Strides, b.Strides) &&
+		sym.Equal(a.Offset, b.Offset)
 }
 
 // sameStorage reports whether fakeprop put b in a's storage.
