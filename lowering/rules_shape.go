@@ -260,6 +260,7 @@ const maxPointwiseCatInputs = 8
 // catPiece is one input of a cat: its tensor, and where its slice starts
 // and ends along dim of the result (stack: index k, k+1 of the new dim).
 type catPiece struct {
+	src        *ir.Value
 	in         tensorRef
 	start, end sym.Expr
 }
@@ -271,11 +272,11 @@ type catPiece struct {
 // embedding's cat([-x2, x1]) * sin + x * cos is one kernel). Past that,
 // each input is written into its slice by a kernel of its own.
 func lowerCat(l *lowerer, c *ops.Call) error {
-	out, err := l.resultRef(c, 0)
+	t, err := tensorType(c.Node.Out())
 	if err != nil {
 		return err
 	}
-	rank := len(out.layout.Shape)
+	rank := t.Rank()
 	stack := c.Op.Schema.Name == "stack"
 	dim, err := c.Int("dim")
 	if err != nil {
@@ -302,8 +303,15 @@ func lowerCat(l *lowerer, c *ops.Call) error {
 		if !stack {
 			end = sym.Add(start, shape[dim])
 		}
-		pieces = append(pieces, catPiece{in, start, end})
+		pieces = append(pieces, catPiece{a.Value, in, start, end})
 		start = end
+	}
+	if one, ok := onlyNonEmpty(pieces, int(dim), stack); ok && l.aliasCopy(c.Node.Out(), one.src, one.in) {
+		return nil
+	}
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
 	}
 	if len(pieces) > 0 && len(pieces) <= maxPointwiseCatInputs {
 		l.pointwiseCat(out, int(dim), stack, pieces)
@@ -322,6 +330,52 @@ func lowerCat(l *lowerer, c *ops.Call) error {
 		b.store(out, at, b.load(pc.in, idx))
 	}
 	return nil
+}
+
+// onlyNonEmpty is the one piece of a cat with elements along dim, as
+// Inductor's cat decomposition (torch/_inductor/decomposition.py) filters
+// the inputs: it returns that input's clone, which its post-grad
+// remove_noop_ops drops (a clone of the same size, strides and dtype).
+func onlyNonEmpty(pieces []catPiece, dim int, stack bool) (catPiece, bool) {
+	var one []catPiece
+	for _, pc := range pieces {
+		if stack || !isZero(pc.in.layout.Shape[dim]) {
+			one = append(one, pc)
+		}
+	}
+	if len(one) != 1 {
+		return catPiece{}, false
+	}
+	return one[0], true
+}
+
+// aliasCopy makes v, a copy of src's values of the same shape and dtype
+// (ref: where src lives), read src where it lives instead of a buffer of
+// its own: once the graph is functional nothing tells the copy from its
+// source. As remove_noop_ops, it adds no aliasing between inputs and
+// outputs: not when src is a graph input (which the epilogue copy_ may
+// also overwrite), nor when v is an output and src shares its storage
+// with one. The buffer for v was not allocated yet.
+func (l *lowerer) aliasCopy(v, src *ir.Value, ref tensorRef) bool {
+	t, err := tensorType(v)
+	if err != nil || src == nil || ref.buf.Kind == BufInput || t.DType != ref.layout.DType ||
+		!sym.EqualLists(t.Shape, ref.layout.Shape) || isOutput(v) && l.outputStorage(src) {
+		return false
+	}
+	l.vals[v] = ref
+	l.p.Remarks = append(l.p.Remarks, fmt.Sprintf("%s is its only non-empty input %s: no copy", v.Name, src.Name))
+	return true
+}
+
+func isOutput(v *ir.Value) bool { return v.NumUses() > len(v.Users()) }
+
+// outputStorage: some graph output lives in src's storage.
+func (l *lowerer) outputStorage(src *ir.Value) bool {
+	found := false
+	for _, a := range l.g.Outputs {
+		a.Walk(func(o *ir.Value) { found = found || o == src || sameStorage(o, src) })
+	}
+	return found
 }
 
 // pointwiseCat is cat as one kernel over the result: where(x_dim < end_0,
