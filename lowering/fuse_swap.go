@@ -1,50 +1,74 @@
 package lowering
 
-// Swapping the last two groups. Fusion is greedy in program order, so a
-// kernel c that reads what two independent groups write may only join the
-// later one: sum(x, 1) * x.mean() cannot put the multiply after the row
-// sum when the mean's kernel comes later in program order, though the mean
-// depends on nothing the sum does (Dynamo graph 01: "it reads buf31,
-// written by kernel22 which runs later"). Inductor's scheduler, which
-// fuses on the dependency graph, computes the mean first and the multiply
-// in the sum's loop. When the later group is the last one and the two
-// share no buffer that either writes, they may run in either order:
-// swapLastTwo puts the earlier one last and lets c try it again.
+import (
+	"fmt"
+	"strings"
+)
 
-// swapLastTwo swaps the last two groups when they are independent and c
-// (which reads what both write) then fuses into the one now last; else it
-// restores their order and returns false.
-func (s *scheduler) swapLastTwo(c *Kernel, reads, writes []*Buffer) bool {
-	n := len(s.groups)
-	if n < 2 {
+// Sinking a group past independent ones. Fusion is greedy in program
+// order, so a kernel c that reads what two independent groups write may
+// only join the later one: sum(x, 1) * x.mean() cannot put the multiply
+// after the row sum when the mean's kernel comes later in program order,
+// though the mean depends on nothing the sum does (Dynamo graph 01: "it
+// reads buf31, written by kernel22 which runs later"). Inductor's
+// scheduler, which fuses on the dependency graph, computes the mean first
+// and the multiply in the sum's loop. When every group from the earlier
+// one up to the one c must follow shares no buffer with it that either
+// writes, they may run in either order: sinkToJoin moves the earlier group
+// down to that place and lets c try it again (Dynamo graph 05: a norm's
+// epilogue that adds a variance's sum computed by two later kernels).
+
+// maxSinkPast bounds the groups one sink passes (each is scanned).
+const maxSinkPast = 8
+
+// sinkToJoin moves group gi down to position floor, past the groups after
+// it, when each is independent of it, and merges c there; else it
+// restores the order and returns false.
+func (s *scheduler) sinkToJoin(c *Kernel, gi, floor int, reads, writes []*Buffer) bool {
+	if floor-gi > maxSinkPast || floor <= gi {
 		return false
 	}
-	a, b := s.groups[n-2], s.groups[n-1]
+	a := s.groups[gi]
 	// the bound of a join keeps the scans linear in the program
-	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs ||
-		instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
+	if a.k.Extern != nil || a.k.Serial || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs {
 		return false
 	}
-	s.swapGroups(n-2, n-1)
-	floor := -1
+	var passed []string
+	for j := gi + 1; j <= floor; j++ {
+		b := s.groups[j]
+		if instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
+			return false
+		}
+		passed = append(passed, fmt.Sprintf("%s (%s)", b.founder, kernelOrigin(b.k)))
+	}
+	for j := gi; j < floor; j++ {
+		s.swapGroups(j, j+1)
+	}
+	at := -1
 	for _, buf := range reads {
-		floor = max(floor, s.level(s.maxWriter, buf))
+		at = max(at, s.level(s.maxWriter, buf))
 	}
 	for _, buf := range writes {
-		floor = max(floor, s.level(s.maxReader, buf), s.level(s.maxWriter, buf))
+		at = max(at, s.level(s.maxReader, buf), s.level(s.maxWriter, buf))
 	}
-	if floor == n-1 {
+	if at <= floor {
 		if plan, reason := s.planMerge(a, c, writes); reason == "" {
-			s.remark("%s (%s) runs before %s (%s), which does not depend on it, so that %s can join %s",
-				b.founder, kernelOrigin(b.k), a.founder, kernelOrigin(a.k), c.Name, a.founder)
+			verb, obj := "runs", "it"
+			if len(passed) > 1 {
+				verb, obj = "run", "them"
+			}
+			s.remark("%s %s before %s (%s), which does not depend on %s, so that %s can join %s",
+				strings.Join(passed, ", "), verb, a.founder, kernelOrigin(a.k), obj, c.Name, a.founder)
 			s.remark("fused %s (%s) into %s (%s): %s", c.Name, kernelOrigin(c), a.founder, kernelOrigin(a.k), plan.why)
 			s.merge(a, c, plan)
-			s.record(n-1, reads, writes)
+			s.record(floor, reads, writes)
 			s.stats.Fusions++
 			return true
 		}
 	}
-	s.swapGroups(n-2, n-1)
+	for j := floor; j > gi; j-- {
+		s.swapGroups(j-1, j)
+	}
 	return false
 }
 
