@@ -2,6 +2,8 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -55,23 +57,73 @@ func lowerView(l *lowerer, c *ops.Call) error {
 
 // viewOfPlaced places the results of a view of a tensor that lowering put
 // in a layout other than its type's (a folded slice reading its
-// scatter's source): the view's meta rule over that layout says where each
-// element lives; a reshape that layout cannot express is copied.
+// scatter's source, a cat that is its one input): the view's meta rule
+// over that layout says where each element lives. Where it cannot (a
+// reshape the layout does not allow, an as_strided naming storage
+// positions, an alias-returning op that is not a view: contiguous() of a
+// contiguous type), the tensor is first copied into a buffer laid out as
+// its type says, and the view is taken there, as for any tensor.
 func (l *lowerer) viewOfPlaced(c *ops.Call, base tensorRef) error {
-	types, err := viewTypes(c, c.Op, base)
-	if err != nil || len(types) != len(c.Node.Results) {
-		if c.Op.RowMajor && len(c.Node.Results) == 1 {
-			return copyReshape(l, base, c.Node.Out())
+	if types, ok := placedView(c, base.layout); ok {
+		for i, v := range c.Node.Results {
+			l.vals[v] = tensorRef{base.buf, types[i]}
 		}
-		return noLowering(c.Node, "", "%s: its layout over the input could not be computed: %v", c.Op, err)
+		return nil
 	}
-	for i, v := range c.Node.Results {
-		if types[i].Kind != ir.KindTensor {
-			return noLowering(c.Node, "", "%s: result %d is not a tensor", c.Op, i)
-		}
-		l.vals[v] = tensorRef{base.buf, layoutOf(types[i].Tensor)}
+	self := c.Args[0].Value
+	lay := layoutOf(self.Type.Tensor)
+	home := tensorRef{l.newBuffer("", lay.DType, extent(lay), BufIntermediate), lay}
+	l.copyKernel(home, base)
+	l.vals[self] = home
+	for _, v := range c.Node.Results {
+		l.vals[v] = tensorRef{home.buf, layoutOf(v.Type.Tensor)}
 	}
 	return nil
+}
+
+// placedView: the layouts of c's results, a view of a tensor laid out as
+// lay, by the view's meta rule; ok is false where the meta rule cannot
+// say (see viewOfPlaced).
+func placedView(c *ops.Call, lay Layout) ([]Layout, bool) {
+	if c.Op.Kind != ops.KindView || strings.HasPrefix(c.Op.QualifiedName(), "aten::as_strided") {
+		return nil, false
+	}
+	types, err := viewTypes(c, c.Op, tensorRef{layout: lay})
+	if err != nil || len(types) != len(c.Node.Results) {
+		return nil, false
+	}
+	out := make([]Layout, len(types))
+	for i, t := range types {
+		if t.Kind != ir.KindTensor {
+			return nil, false
+		}
+		out[i] = layoutOf(t.Tensor)
+	}
+	return out, true
+}
+
+// viewsStayViews: every view of v, transitively, is a view of v placed as
+// lay (placedView), so placing v there adds no copy.
+func viewsStayViews(v *ir.Value, lay Layout) bool {
+	for _, u := range v.Users() {
+		if !slices.ContainsFunc(u.Results, func(r *ir.Value) bool { return sameStorage(v, r) }) {
+			continue // reads v: any layout will do
+		}
+		c, err := ops.Bind(u)
+		if err != nil || c.Args[0].Kind != ir.ArgValue || c.Args[0].Value != v {
+			return false
+		}
+		lays, ok := placedView(c, lay)
+		if !ok {
+			return false
+		}
+		for i, r := range u.Results {
+			if !viewsStayViews(r, lays[i]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sameLayout: same shape, strides and offset.
@@ -355,11 +407,13 @@ func onlyNonEmpty(pieces []catPiece, dim int, stack bool) (catPiece, bool) {
 // source. As remove_noop_ops, it adds no aliasing between inputs and
 // outputs: not when src is a graph input (which the epilogue copy_ may
 // also overwrite), nor when v is an output and src shares its storage
-// with one. The buffer for v was not allocated yet.
+// with one; nor when a view of v could not be taken over src's layout
+// (it would be a copy: hf_gpt2 training's view of the key cache as
+// [8, 7, 8]). The buffer for v was not allocated yet.
 func (l *lowerer) aliasCopy(v, src *ir.Value, ref tensorRef) bool {
 	t, err := tensorType(v)
 	if err != nil || src == nil || ref.buf.Kind == BufInput || t.DType != ref.layout.DType ||
-		!sym.EqualLists(t.Shape, ref.layout.Shape) || isOutput(v) && l.outputStorage(src) {
+		!sym.EqualLists(t.Shape, ref.layout.Shape) || isOutput(v) && l.outputStorage(src) || !viewsStayViews(v, ref.layout) {
 		return false
 	}
 	l.vals[v] = ref
