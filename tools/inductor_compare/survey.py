@@ -468,10 +468,6 @@ NOTES = {
                                        "fuses, so the index_select is a third kernel",
     "scatter_add, forward and backward": "as index_add: Inductor fuses the atomic scatter-add with grad_src's "
                                          "gather over the index's space; kiln's serial scatter does not fuse",
-    "gru_cell, forward and backward": "functionalize writes the in-place gate updates (add_, sigmoid_, mul_ on "
-                                      "unsafe_split pieces of an addmm) back into the addmm's result as "
-                                      "slice_scatters, 3 kernels that materialize it; Inductor reads each "
-                                      "piece from its source instead (no kernel); the rest is 3 on both sides",
     "embedding_bag mean, forward and backward": "Inductor: _embedding_bag and _embedding_bag_backward as aten "
                                                 "fallbacks (lowering.py make_fallback), no kernels; kiln has no "
                                                 "extern for them yet (interp runs them)",
