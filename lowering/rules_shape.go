@@ -3,7 +3,6 @@ package lowering
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -85,7 +84,7 @@ func (l *lowerer) viewOfPlaced(c *ops.Call, base tensorRef) error {
 // lay, by the view's meta rule; ok is false where the meta rule cannot
 // say (see viewOfPlaced).
 func placedView(c *ops.Call, lay Layout) ([]Layout, bool) {
-	if c.Op.Kind != ops.KindView || strings.HasPrefix(c.Op.QualifiedName(), "aten::as_strided") {
+	if c.Op.Kind != ops.KindView || namesStorage(c.Op) {
 		return nil, false
 	}
 	types, err := viewTypes(c, c.Op, tensorRef{layout: lay})

@@ -67,6 +67,11 @@ func constSliceRange(c *ops.Call, shape []sym.Expr) (sliceRange, bool) {
 	return sliceRange{dim: d, start: start, end: max(end, start), step: step}, true
 }
 
+// maxFoldDepth bounds the scatters one slice is followed through, so that
+// a chain of n scatters (a loop writing rows one by one) costs n·64 steps,
+// not n².
+const maxFoldDepth = 64
+
 // sliceFold is what a slice of a slice_scatter reads: the value target
 // itself (identity: a scatter's source) or the slice r of target.
 type sliceFold struct {
@@ -81,8 +86,11 @@ type sliceFold struct {
 // stops at the first scatter whose range overlaps the slice's in part. ok
 // is false when the slice reads the scatter it names (nothing to fold).
 func resolveSliceOfScatter(n *ir.Node) (sliceFold, bool) {
+	if !isOp(n, "aten::slice.Tensor") {
+		return sliceFold{}, false
+	}
 	c, err := ops.Bind(n)
-	if err != nil || !isOp(n, "aten::slice.Tensor") {
+	if err != nil {
 		return sliceFold{}, false
 	}
 	self := c.Arg("self")
@@ -95,7 +103,7 @@ func resolveSliceOfScatter(n *ir.Node) (sliceFold, bool) {
 	}
 	want := n.Out().Type.Tensor
 	f := sliceFold{target: self.Value, r: r}
-	for {
+	for depth := 0; depth < maxFoldDepth; depth++ {
 		def := f.target.Def
 		if def == nil || !isOp(def, "aten::slice_scatter.default") {
 			break
@@ -204,7 +212,7 @@ func viewsFollowLayout(v *ir.Value) bool {
 		if op == nil || op.Kind != ops.KindView {
 			continue
 		}
-		if strings.HasPrefix(op.QualifiedName(), "aten::as_strided") {
+		if namesStorage(op) {
 			return false
 		}
 		for _, r := range u.Results {
@@ -214,4 +222,11 @@ func viewsFollowLayout(v *ir.Value) bool {
 		}
 	}
 	return true
+}
+
+// namesStorage: the view op's layout is given in its argument's storage
+// (strides, offset), not derived from its input's layout.
+func namesStorage(op *ops.Op) bool {
+	name := op.QualifiedName()
+	return strings.HasPrefix(name, "aten::as_strided") || strings.HasPrefix(name, "aten::_reshape_alias")
 }
