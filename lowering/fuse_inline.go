@@ -75,24 +75,46 @@ func inlineCheap(p *Program) {
 	for i := len(p.Kernels) - 1; i >= 0; i-- {
 		k := p.Kernels[i]
 		b, st, ok := cheapProducer(k)
+		undo := func() {}
 		if !ok {
+			// A producer storing a permuted layout (neg of a transposed
+			// view) is the same kernel with its loops in storage order.
+			if undo, ok = loopsInStoreOrder(k); ok {
+				b, st, ok = cheapProducer(k)
+			}
+		}
+		if !ok {
+			undo()
 			unrollSmallReduction(p, ix, k, pinned) // fuse_inline_unroll.go
 			continue
 		}
+		if !inlineProducer(p, ix, k, b, st, pinned, arith) {
+			undo()
+		}
+	}
+	// Dropped at once: a delete per producer moved the rest of the program
+	// each time (0.7 s on a 100k-node graph of mutations).
+	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return ix.gone[k] })
+}
+
+// inlineProducer inlines producer k (buffer b, store st) where inlineSites
+// allows and reports whether it did anywhere.
+func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr, pinned, arith map[*Buffer]bool) bool {
+	{
 		if b.Kind != BufIntermediate || pinned[b] {
-			continue
+			return false
 		}
 		sites, all, refused, ok := inlineSites(ix, k, b, st, false)
 		for _, why := range refused {
 			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: %s", k.Name, kernelOrigin(k), why))
 		}
 		if !ok || len(sites) == 0 {
-			continue
+			return false
 		}
 		if len(sites) > maxInlineSites && !arith[b] {
 			p.Remarks = append(p.Remarks, fmt.Sprintf("%s (%s) not inlined: read at %d places over other spaces (max %d)",
 				k.Name, kernelOrigin(k), len(sites), maxInlineSites))
-			continue
+			return false
 		}
 		var into []string
 		for _, s := range sites {
@@ -107,10 +129,74 @@ func inlineCheap(p *Program) {
 		if len(sites) == all {
 			ix.gone[k] = true
 		}
+		return true
 	}
-	// Dropped at once: a delete per producer moved the rest of the program
-	// each time (0.7 s on a 100k-node graph of mutations).
-	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return ix.gone[k] })
+}
+
+// loopsInStoreOrder reorders the loops of a one-stage pointwise kernel
+// whose one store is a dense layout of its space in another dim order
+// (strides a permutation of the row-major ones), so that the store is
+// row-major; undo restores the kernel. ok is false, and k unchanged, for
+// any other kernel.
+func loopsInStoreOrder(k *Kernel) (undo func(), ok bool) {
+	if k.Extern != nil || k.Serial || len(k.Stages) != 1 || len(k.Stages[0].Reduce) > 0 || len(k.Outer) < 2 {
+		return func() {}, false
+	}
+	var store *Instr
+	for _, in := range k.Stages[0].Body {
+		if in.Op == OpStore {
+			if store != nil {
+				return func() {}, false
+			}
+			store = in
+		}
+	}
+	if store == nil {
+		return func() {}, false
+	}
+	vars := make([]string, len(k.Outer))
+	for i := range vars {
+		vars[i] = OuterVar(i)
+	}
+	coeffs, rest, ok := sym.Linear(store.Access.Index, vars)
+	if !ok || !isZero(rest) {
+		return func() {}, false
+	}
+	c := make([]int64, len(coeffs))
+	for i, e := range coeffs {
+		if c[i], ok = e.Const(); !ok {
+			return func() {}, false
+		}
+	}
+	perm := make([]int, len(k.Outer)) // new position j holds old loop perm[j]
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int { return int(c[b] - c[a]) }) // outermost: largest stride
+	if slices.IsSorted(perm) {
+		return func() {}, false
+	}
+	outer := k.Outer // kernels lowered from one shape share its slice: replaced, never written
+	k.Outer = make([]sym.Expr, len(outer))
+	fwd, back := map[string]sym.Expr{}, map[string]sym.Expr{}
+	for j, i := range perm {
+		k.Outer[j] = outer[i]
+		fwd[OuterVar(i)] = sym.Symbol(OuterVar(j))
+		back[OuterVar(j)] = sym.Symbol(OuterVar(i))
+	}
+	vec := k.Vec
+	renameStageVars(k.Stages[0], fwd)
+	k.Vec = 1 // the align pass's width was along the old innermost loop
+	undo = func() {
+		renameStageVars(k.Stages[0], back)
+		k.Outer = outer
+		k.Vec = vec
+	}
+	if !sym.Equal(store.Access.Index, rowMajorIndex(k.Outer)) {
+		undo()
+		return func() {}, false
+	}
+	return undo, true
 }
 
 // arithmeticOnly are the buffers of cheap producers that read no memory

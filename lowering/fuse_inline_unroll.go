@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -51,18 +52,19 @@ var unrollFns = map[ReduceOp]string{
 // take it. It reports whether k was
 // unrolled (and may now be gone).
 func unrollSmallReduction(p *Program, ix *accessIndex, k *Kernel, pinned map[*Buffer]bool) bool {
-	n, reduce, ok := smallReduction(k)
+	n, reduces, ok := smallReduction(k)
 	if !ok {
 		return false
 	}
-	st := k.Stages[1].Body[len(k.Stages[1].Body)-1]
+	last := k.Stages[len(k.Stages)-1].Body
+	st := last[len(last)-1]
 	b := st.Access.Buffer
 	if b.Kind != BufIntermediate || pinned[b] || st.Access.DType != b.DType || !sym.Equal(st.Access.Index, rowMajorIndex(k.Outer)) ||
 		!readInOtherLoops(ix, k, b) {
 		return false
 	}
 	saved := k.Stages
-	k.Stages = unrolledStages(k, reduce)
+	k.Stages = unrolledStages(k, reduces)
 	st = k.Stages[0].Body[len(k.Stages[0].Body)-1] // the store's copy
 	sites, all, refused, ok := inlineSites(ix, k, b, st, true)
 	if !ok || len(refused) > 0 || len(sites) > maxInlineSites {
@@ -149,114 +151,145 @@ func pointwiseReadsEndInLoops(ix *accessIndex, c *Kernel, outer []sym.Expr, dept
 	return true
 }
 
-// smallReduction: k is a reduction that unrolls (one reduce stage over
-// constant sizes with fewer than unrollReductionThreshold elements n, one
-// finishing stage that stores one buffer last, outer sizes not all 1, no
-// indirect access, check or scan), with its OpReduce. The checks that
-// reject most kernels come first: this runs on every kernel inlining
-// does not take.
-func smallReduction(k *Kernel) (n int64, reduce *Instr, ok bool) {
-	if k.Extern != nil || k.Serial || len(k.Stages) != 2 || len(k.Stages[0].Reduce) == 0 || len(k.Stages[1].Reduce) > 0 {
+// smallReduction: k is a reduction that unrolls: reduce stages over the
+// same constant sizes with fewer than unrollReductionThreshold elements n,
+// each followed by a stage without a loop (a variance's mean, then its sum
+// of squares: ATen's two-pass var, which Inductor unrolls as well); the
+// last one stores one buffer last; outer sizes not all 1, no indirect
+// access, check or scan. reduces are the stages' OpReduces, one a stage.
+// The checks that reject most kernels come first: this runs on every
+// kernel inlining does not take.
+func smallReduction(k *Kernel) (n int64, reduces []*Instr, ok bool) {
+	if k.Extern != nil || k.Serial || len(k.Stages) < 2 || len(k.Stages)%2 != 0 || len(k.Stages[0].Reduce) == 0 {
 		return 0, nil, false
 	}
-	red, fin := k.Stages[0], k.Stages[1]
+	ranges := k.Stages[0].Reduce
 	n = 1
-	for _, e := range red.Reduce {
+	for _, e := range ranges {
 		c, isConst := e.Const()
 		if !isConst || c < 1 {
 			return 0, nil, false
 		}
 		n *= c
 	}
-	if n >= unrollReductionThreshold || int(n)*(len(red.Body)-1)+len(fin.Body) > maxUnrollInstrs {
+	if n >= unrollReductionThreshold {
+		return 0, nil, false
+	}
+	size := 0
+	for i, st := range k.Stages {
+		switch {
+		case i%2 == 1 && len(st.Reduce) > 0, i%2 == 0 && !sym.EqualLists(st.Reduce, ranges):
+			return 0, nil, false
+		case i%2 == 0:
+			size += int(n) * (len(st.Body) - 1)
+		default:
+			size += len(st.Body)
+		}
+	}
+	if size > maxUnrollInstrs {
 		return 0, nil, false
 	}
 	if m, isConst := product(k.Outer).Const(); isConst && m == 1 {
 		return 0, nil, false // Inductor's CPU backend keeps a reduction to one element
 	}
-	reduce, ok = unrollableBody(red.Body, fin.Body)
-	return n, reduce, ok
+	reduces, ok = unrollableBody(k.Stages)
+	return n, reduces, ok
 }
 
 // unrolledStages returns k's reduction (smallReduction's) as one
-// outer-level stage, its loop unrolled: the body once per element of the
-// reduced ranges (row-major), the values combined left to right as
-// Inductor's _unroll_reduction_fn does, then the finishing stage.
-func unrolledStages(k *Kernel, reduce *Instr) []*Stage {
-	red, fin := k.Stages[0], k.Stages[1]
+// outer-level stage, its loops unrolled: each reduce stage's body once per
+// element of the reduced ranges (row-major), the values combined left to
+// right as Inductor's _unroll_reduction_fn does, then the stage after it.
+func unrolledStages(k *Kernel, reduces []*Instr) []*Stage {
 	next := nextInstrID(k)
 	fresh := func(c Instr) *Instr {
 		c.ID, next = next, next+1
 		return &c
 	}
 	var body []*Instr
-	var acc *Instr
-	for _, at := range reduceElements(red.Reduce) {
-		clones := map[*Instr]*Instr{}
-		for _, in := range red.Body {
-			if in == reduce {
-				v := clones[in.Args[0]]
-				if v.DType != in.DType {
-					v = fresh(Instr{Op: OpCast, DType: in.DType, Args: []*Instr{v}})
-					body = append(body, v)
+	done := map[*Instr]*Instr{} // values of earlier stages, as unrolled
+	for i, st := range k.Stages {
+		if i%2 == 1 {
+			for _, in := range st.Body {
+				c := *in // keeps its ID: the unrolled copies took fresh ones
+				c.Args = make([]*Instr, len(in.Args))
+				for j, a := range in.Args {
+					c.Args[j] = done[a]
 				}
-				if acc != nil {
-					v = fresh(Instr{Op: OpCall, Fn: unrollFns[in.Reduce], DType: in.DType, Args: []*Instr{acc, v}})
-					body = append(body, v)
+				if in.Access != nil {
+					a := *in.Access
+					c.Access = &a
 				}
-				acc = v
-				continue
+				done[in] = &c
+				body = append(body, &c)
 			}
-			c := fresh(*cloneMoved(in, clones, func(e sym.Expr) sym.Expr { return e.Subst(at) }))
-			clones[in] = c
-			body = append(body, c)
+			continue
 		}
-	}
-	clones := map[*Instr]*Instr{reduce: acc}
-	for _, in := range fin.Body {
-		c := *in // keeps its ID: stage 0's copies took fresh ones
-		c.Args = make([]*Instr, len(in.Args))
-		for i, a := range in.Args {
-			c.Args[i] = clones[a]
+		reduce := reduces[i/2]
+		var acc *Instr
+		for _, at := range reduceElements(st.Reduce) {
+			clones := maps.Clone(done)
+			for _, in := range st.Body {
+				if in == reduce {
+					v := clones[in.Args[0]]
+					if v.DType != in.DType {
+						v = fresh(Instr{Op: OpCast, DType: in.DType, Args: []*Instr{v}})
+						body = append(body, v)
+					}
+					if acc != nil {
+						v = fresh(Instr{Op: OpCall, Fn: unrollFns[in.Reduce], DType: in.DType, Args: []*Instr{acc, v}})
+						body = append(body, v)
+					}
+					acc = v
+					continue
+				}
+				c := fresh(*cloneMoved(in, clones, func(e sym.Expr) sym.Expr { return e.Subst(at) }))
+				clones[in] = c
+				body = append(body, c)
+			}
 		}
-		if in.Access != nil {
-			a := *in.Access
-			c.Access = &a
-		}
-		clones[in] = &c
-		body = append(body, &c)
+		done[reduce] = acc
 	}
 	return []*Stage{{Body: body}}
 }
 
-// unrollableBody returns the one OpReduce of the reduce stage red when
-// the stages unroll: a combining op unrollFns has, direct loads only, no
-// store, check or scan in red, and exactly one store, the last
-// instruction, in the finishing stage fin.
-func unrollableBody(red, fin []*Instr) (*Instr, bool) {
-	var reduce *Instr
-	for _, in := range red {
-		switch {
-		case in.Op == OpReduce:
-			if reduce != nil || unrollFns[in.Reduce] == "" {
+// unrollableBody returns each reduce stage's one OpReduce when the stages
+// unroll: a combining op unrollFns has, direct loads only, no store,
+// check or scan but exactly one store, the last instruction of the last
+// stage.
+func unrollableBody(stages []*Stage) ([]*Instr, bool) {
+	var reduces []*Instr
+	for i, st := range stages {
+		var reduce *Instr
+		for j, in := range st.Body {
+			switch {
+			case in.Op == OpReduce:
+				if i%2 == 1 || reduce != nil || unrollFns[in.Reduce] == "" {
+					return nil, false
+				}
+				reduce = in
+			case in.Op == OpStore:
+				if i != len(stages)-1 || j != len(st.Body)-1 {
+					return nil, false
+				}
+			case in.Op == OpCheck || in.Op == OpScan:
+				return nil, false
+			case in.Access != nil && len(in.Access.Indirect) > 0:
 				return nil, false
 			}
-			reduce = in
-		case in.Op == OpStore || in.Op == OpCheck || in.Op == OpScan:
-			return nil, false
-		case in.Access != nil && len(in.Access.Indirect) > 0:
-			return nil, false
+		}
+		if i%2 == 0 {
+			if reduce == nil {
+				return nil, false
+			}
+			reduces = append(reduces, reduce)
 		}
 	}
-	if reduce == nil || len(fin) == 0 || fin[len(fin)-1].Op != OpStore {
+	last := stages[len(stages)-1].Body
+	if len(last) == 0 || last[len(last)-1].Op != OpStore {
 		return nil, false
 	}
-	for _, in := range fin[:len(fin)-1] {
-		if in.Op == OpStore || in.Op == OpCheck || in.Access != nil && len(in.Access.Indirect) > 0 {
-			return nil, false
-		}
-	}
-	return reduce, true
+	return reduces, true
 }
 
 // reduceElements lists the substitutions of constants for r0, r1, ...

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir/sym"
 )
@@ -42,6 +43,7 @@ func storeInnerKernel(k *Kernel) string {
 	}
 	a, b := OuterVar(j), OuterVar(last)
 	renameStageVars(k.Stages[0], map[string]sym.Expr{a: sym.Symbol(b), b: sym.Symbol(a)})
+	k.Outer = slices.Clone(k.Outer) // kernels lowered from one shape share its slice (and the layout's)
 	k.Outer[j], k.Outer[last] = k.Outer[last], k.Outer[j]
 	k.Vec = 1 // the align pass's vector width was along the old innermost loop
 	return fmt.Sprintf("%s: loops %s and %s swapped so that its stores are contiguous in the innermost loop", k.Name, a, b)

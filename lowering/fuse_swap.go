@@ -5,73 +5,76 @@ import (
 	"strings"
 )
 
-// Swapping the last two groups. Fusion is greedy in program order, so a
-// kernel c that reads what two independent groups write may only join the
-// later one: sum(x, 1) * x.mean() cannot put the multiply after the row
-// sum when the mean's kernel comes later in program order, though the mean
-// depends on nothing the sum does (Dynamo graph 01: "it reads buf31,
-// written by kernel22 which runs later"). Inductor's scheduler, which
-// fuses on the dependency graph, computes the mean first and the multiply
-// in the sum's loop. When the later group is the last one and the two
-// share no buffer that either writes, they may run in either order:
-// sinkToLast puts the earlier one last and lets c try it again.
+// Sinking a group past independent ones. Fusion is greedy in program
+// order, so a kernel c that reads what two independent groups write may
+// only join the later one: sum(x, 1) * x.mean() cannot put the multiply
+// after the row sum when the mean's kernel comes later in program order,
+// though the mean depends on nothing the sum does (Dynamo graph 01: "it
+// reads buf31, written by kernel22 which runs later"). Inductor's
+// scheduler, which fuses on the dependency graph, computes the mean first
+// and the multiply in the sum's loop. When every group from the earlier
+// one up to the one c must follow shares no buffer with it that either
+// writes, they may run in either order: sinkToJoin moves the earlier group
+// down to that place and lets c try it again (Dynamo graph 05: a norm's
+// epilogue that adds a variance's sum computed by two later kernels; an
+// attention block's backward, which sums grad_x over the q, k and v
+// projections' products, each add after its mm:
+// testdata/fusion/sink_past_externs.txtar).
 
-// maxSink bounds the groups one group moves past (the swaps keep the
-// scheduler's indices, each a pass over both kernels' accesses).
-const maxSink = 8
+// maxSinkPast bounds the groups one sink passes (each is scanned).
+const maxSinkPast = 8
 
-// sinkToLast moves group gi after every later group when none of them
-// touches a buffer it writes or writes one it touches (at most maxSink of
-// them), so that c, which reads what the last of them writes, can join it;
-// else it restores the order and returns false. Two groups are the swap
-// above; more are a chain of adds after matrix products (an attention
-// block's backward sums grad_x over the q, k and v projections' products:
-// add_1 after mm_7 could not take add_2, which reads mm_9, until it runs
-// after mm_8 and mm_9).
-func (s *scheduler) sinkToLast(gi int, c *Kernel, reads, writes []*Buffer) bool {
-	n := len(s.groups)
-	if gi < 0 || gi >= n-1 || n-1-gi > maxSink {
+// sinkToJoin moves group gi down to position floor, past the groups after
+// it, when each is independent of it, and merges c there; else it
+// restores the order and returns false.
+func (s *scheduler) sinkToJoin(c *Kernel, gi, floor int, reads, writes []*Buffer) bool {
+	if floor-gi > maxSinkPast || floor <= gi {
 		return false
 	}
 	a := s.groups[gi]
 	// the bound of a join keeps the scans linear in the program
+	// (a serial group may move too: reordering independent kernels keeps
+	// its own loop order)
 	if a.k.Extern != nil || instrsUpTo(a.k, 0, maxJoinInstrs) > maxJoinInstrs {
 		return false
 	}
-	passed := make([]string, 0, n-1-gi)
-	for _, b := range s.groups[gi+1:] {
+	var passed []string
+	for j := gi + 1; j <= floor; j++ {
+		b := s.groups[j]
 		if instrsUpTo(b.k, 0, maxJoinInstrs) > maxJoinInstrs || !independent(a.k, b.k) {
 			return false
 		}
 		passed = append(passed, fmt.Sprintf("%s (%s)", b.founder, kernelOrigin(b.k)))
 	}
-	for j := gi; j < n-1; j++ {
+	for j := gi; j < floor; j++ {
 		s.swapGroups(j, j+1)
 	}
-	if plan, reason := s.planMerge(a, c, writes); reason == "" {
-		verb := "runs before"
-		if len(passed) > 1 {
-			verb = "run before"
+	at := -1
+	for _, buf := range reads {
+		at = max(at, s.level(s.maxWriter, buf))
+	}
+	for _, buf := range writes {
+		at = max(at, s.level(s.maxReader, buf), s.level(s.maxWriter, buf))
+	}
+	if at <= floor {
+		if plan, reason := s.planMerge(a, c, writes); reason == "" {
+			verb, obj := "runs", "it"
+			if len(passed) > 1 {
+				verb, obj = "run", "them"
+			}
+			s.remark("%s %s before %s (%s), which does not depend on %s, so that %s can join %s",
+				strings.Join(passed, ", "), verb, a.founder, kernelOrigin(a.k), obj, c.Name, a.founder)
+			s.remark("fused %s (%s) into %s (%s): %s", c.Name, kernelOrigin(c), a.founder, kernelOrigin(a.k), plan.why)
+			s.merge(a, c, plan)
+			s.record(floor, reads, writes)
+			s.stats.Fusions++
+			return true
 		}
-		s.remark("%s %s %s (%s), which does not depend on %s, so that %s can join %s",
-			strings.Join(passed, ", "), verb, a.founder, kernelOrigin(a.k), pronoun(len(passed)), c.Name, a.founder)
-		s.remark("fused %s (%s) into %s (%s): %s", c.Name, kernelOrigin(c), a.founder, kernelOrigin(a.k), plan.why)
-		s.merge(a, c, plan)
-		s.record(n-1, reads, writes)
-		s.stats.Fusions++
-		return true
 	}
-	for j := n - 2; j >= gi; j-- {
-		s.swapGroups(j, j+1)
+	for j := floor; j > gi; j-- {
+		s.swapGroups(j-1, j)
 	}
 	return false
-}
-
-func pronoun(n int) string {
-	if n > 1 {
-		return "them"
-	}
-	return "it"
 }
 
 // independent reports whether kernels a and b touch no buffer that either

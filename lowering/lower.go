@@ -31,7 +31,8 @@ func Lower(g *ir.Graph, opts Options) (p *Program, err error) {
 		name = g.Name
 	}
 	l := &lowerer{g: g, p: &Program{Name: name}, vals: map[*ir.Value]tensorRef{}}
-	defer func() { // sym builders panic on malformed expressions; user input never panics
+	l.folds, l.skip = planSliceFolds(g) // rules_slice_fold.go
+	defer func() {                      // sym builders panic on malformed expressions; user input never panics
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("lower %s: internal error: %v", name, r)
 		}
@@ -40,6 +41,9 @@ func Lower(g *ir.Graph, opts Options) (p *Program, err error) {
 		return nil, err
 	}
 	for _, n := range g.Nodes {
+		if l.skip[n] {
+			continue
+		}
 		l.node = n
 		if err := l.lowerNode(n); err != nil {
 			var d *diag.Diagnostic
@@ -72,6 +76,10 @@ type lowerer struct {
 	p    *Program
 	vals map[*ir.Value]tensorRef
 	node *ir.Node // the node being lowered, for origins and errors
+	// folds are the slices of slice_scatters read from the scatter's
+	// source or base; skip, the scatters nothing reads once they are.
+	folds map[*ir.Node]sliceFold
+	skip  map[*ir.Node]bool
 }
 
 // noLowering is the error for a node kiln has no rule for.
@@ -184,6 +192,9 @@ func (l *lowerer) ref(a ir.Arg) (tensorRef, error) {
 
 // lowerNode dispatches one node to its rule.
 func (l *lowerer) lowerNode(n *ir.Node) error {
+	if f, ok := l.folds[n]; ok {
+		return l.lowerSliceFold(n.Out(), f)
+	}
 	op, _ := n.Op.(*ops.Op)
 	if op == nil && n.Form == ir.FormGetAttr {
 		if t, err := tensorType(n.Out()); err == nil && sym.Equal(t.Numel(), sym.Const(0)) {

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-compiler/kiln/ir"
 	"github.com/kiln-compiler/kiln/ir/sym"
@@ -47,7 +48,87 @@ func lowerView(l *lowerer, c *ops.Call) error {
 		}
 		l.vals[v] = tensorRef{base.buf, layoutOf(t)}
 	}
+	if st := self.Value.Type.Tensor; st != nil && !sameLayout(base.layout, layoutOf(st)) {
+		return l.viewOfPlaced(c, base) // self was placed elsewhere (rules_slice_fold.go)
+	}
 	return nil
+}
+
+// viewOfPlaced places the results of a view of a tensor that lowering put
+// in a layout other than its type's (a folded slice reading its
+// scatter's source, a cat that is its one input): the view's meta rule
+// over that layout says where each element lives. Where it cannot (a
+// reshape the layout does not allow, an as_strided naming storage
+// positions, an alias-returning op that is not a view: contiguous() of a
+// contiguous type), the tensor is first copied into a buffer laid out as
+// its type says, and the view is taken there, as for any tensor.
+func (l *lowerer) viewOfPlaced(c *ops.Call, base tensorRef) error {
+	if types, ok := placedView(c, base.layout); ok {
+		for i, v := range c.Node.Results {
+			l.vals[v] = tensorRef{base.buf, types[i]}
+		}
+		return nil
+	}
+	self := c.Args[0].Value
+	lay := layoutOf(self.Type.Tensor)
+	home := tensorRef{l.newBuffer("", lay.DType, extent(lay), BufIntermediate), lay}
+	l.copyKernel(home, base)
+	l.vals[self] = home
+	for _, v := range c.Node.Results {
+		l.vals[v] = tensorRef{home.buf, layoutOf(v.Type.Tensor)}
+	}
+	return nil
+}
+
+// placedView: the layouts of c's results, a view of a tensor laid out as
+// lay, by the view's meta rule; ok is false where the meta rule cannot
+// say (see viewOfPlaced).
+func placedView(c *ops.Call, lay Layout) ([]Layout, bool) {
+	if c.Op.Kind != ops.KindView || namesStorage(c.Op) {
+		return nil, false
+	}
+	types, err := viewTypes(c, c.Op, tensorRef{layout: lay})
+	if err != nil || len(types) != len(c.Node.Results) {
+		return nil, false
+	}
+	out := make([]Layout, len(types))
+	for i, t := range types {
+		if t.Kind != ir.KindTensor {
+			return nil, false
+		}
+		out[i] = layoutOf(t.Tensor)
+	}
+	return out, true
+}
+
+// viewsStayViews: every view of v, transitively, is a view of v placed as
+// lay (placedView), so placing v there adds no copy.
+func viewsStayViews(v *ir.Value, lay Layout) bool {
+	for _, u := range v.Users() {
+		if !slices.ContainsFunc(u.Results, func(r *ir.Value) bool { return sameStorage(v, r) }) {
+			continue // reads v: any layout will do
+		}
+		c, err := ops.Bind(u)
+		if err != nil || c.Args[0].Kind != ir.ArgValue || c.Args[0].Value != v {
+			return false
+		}
+		lays, ok := placedView(c, lay)
+		if !ok {
+			return false
+		}
+		for i, r := range u.Results {
+			if !viewsStayViews(r, lays[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameLayout: same shape, strides and offset.
+func sameLayout(a, b Layout) bool {
+	return a.DType == b.DType && sym.EqualLists(a.Shape, b.Shape) && sym.EqualLists(a.Strides, b.Strides) &&
+		sym.Equal(a.Offset, b.Offset)
 }
 
 // sameStorage reports whether fakeprop put b in a's storage.
@@ -230,6 +311,7 @@ const maxPointwiseCatInputs = 8
 // catPiece is one input of a cat: its tensor, and where its slice starts
 // and ends along dim of the result (stack: index k, k+1 of the new dim).
 type catPiece struct {
+	src        *ir.Value
 	in         tensorRef
 	start, end sym.Expr
 }
@@ -241,11 +323,11 @@ type catPiece struct {
 // embedding's cat([-x2, x1]) * sin + x * cos is one kernel). Past that,
 // each input is written into its slice by a kernel of its own.
 func lowerCat(l *lowerer, c *ops.Call) error {
-	out, err := l.resultRef(c, 0)
+	t, err := tensorType(c.Node.Out())
 	if err != nil {
 		return err
 	}
-	rank := len(out.layout.Shape)
+	rank := t.Rank()
 	stack := c.Op.Schema.Name == "stack"
 	dim, err := c.Int("dim")
 	if err != nil {
@@ -272,8 +354,15 @@ func lowerCat(l *lowerer, c *ops.Call) error {
 		if !stack {
 			end = sym.Add(start, shape[dim])
 		}
-		pieces = append(pieces, catPiece{in, start, end})
+		pieces = append(pieces, catPiece{a.Value, in, start, end})
 		start = end
+	}
+	if one, ok := onlyNonEmpty(pieces, int(dim), stack); ok && l.aliasCopy(c.Node.Out(), one.src, one.in) {
+		return nil
+	}
+	out, err := l.resultRef(c, 0)
+	if err != nil {
+		return err
 	}
 	if len(pieces) > 0 && len(pieces) <= maxPointwiseCatInputs {
 		l.pointwiseCat(out, int(dim), stack, pieces)
@@ -292,6 +381,54 @@ func lowerCat(l *lowerer, c *ops.Call) error {
 		b.store(out, at, b.load(pc.in, idx))
 	}
 	return nil
+}
+
+// onlyNonEmpty is the one piece of a cat with elements along dim, as
+// Inductor's cat decomposition (torch/_inductor/decomposition.py) filters
+// the inputs: it returns that input's clone, which its post-grad
+// remove_noop_ops drops (a clone of the same size, strides and dtype).
+func onlyNonEmpty(pieces []catPiece, dim int, stack bool) (catPiece, bool) {
+	var one []catPiece
+	for _, pc := range pieces {
+		if stack || !isZero(pc.in.layout.Shape[dim]) {
+			one = append(one, pc)
+		}
+	}
+	if len(one) != 1 {
+		return catPiece{}, false
+	}
+	return one[0], true
+}
+
+// aliasCopy makes v, a copy of src's values of the same shape and dtype
+// (ref: where src lives), read src where it lives instead of a buffer of
+// its own: once the graph is functional nothing tells the copy from its
+// source. As remove_noop_ops, it adds no aliasing between inputs and
+// outputs: not when src is a graph input (which the epilogue copy_ may
+// also overwrite), nor when v is an output and src shares its storage
+// with one; nor when a view of v could not be taken over src's layout
+// (it would be a copy: hf_gpt2 training's view of the key cache as
+// [8, 7, 8]). The buffer for v was not allocated yet.
+func (l *lowerer) aliasCopy(v, src *ir.Value, ref tensorRef) bool {
+	t, err := tensorType(v)
+	if err != nil || src == nil || ref.buf.Kind == BufInput || t.DType != ref.layout.DType ||
+		!sym.EqualLists(t.Shape, ref.layout.Shape) || isOutput(v) && l.outputStorage(src) || !viewsStayViews(v, ref.layout) {
+		return false
+	}
+	l.vals[v] = ref
+	l.p.Remarks = append(l.p.Remarks, fmt.Sprintf("%s is its only non-empty input %s: no copy", v.Name, src.Name))
+	return true
+}
+
+func isOutput(v *ir.Value) bool { return v.NumUses() > len(v.Users()) }
+
+// outputStorage: some graph output lives in src's storage.
+func (l *lowerer) outputStorage(src *ir.Value) bool {
+	found := false
+	for _, a := range l.g.Outputs {
+		a.Walk(func(o *ir.Value) { found = found || o == src || sameStorage(o, src) })
+	}
+	return found
 }
 
 // pointwiseCat is cat as one kernel over the result: where(x_dim < end_0,

@@ -34,15 +34,7 @@ func viewOfCopy(op *ops.Op) *ops.Op {
 // fresh contiguous buffer. (Reshape-like copies unravel instead: see
 // copyReshape.)
 func copyView(l *lowerer, c *ops.Call, view *ops.Op, base tensorRef, v *ir.Value) error {
-	self := &ir.Value{Name: c.Args[0].Value.Name, Type: ir.TensorOf(&ir.TensorType{
-		DType: base.layout.DType, Shape: base.layout.Shape, Strides: base.layout.Strides,
-		Offset: base.layout.Offset, Device: c.Args[0].Value.Type.Tensor.Device})}
-	args := append([]ir.Arg{ir.ValueArg(self)}, c.Node.Args[1:]...)
-	vc, err := view.Bind(args, c.Node.Kwargs)
-	if err != nil {
-		return fmt.Errorf("%s as %s: %w", c.Op, view, err)
-	}
-	types, err := view.Meta(ops.NewEnv(nil), vc)
+	types, err := viewTypes(c, view, base)
 	if err != nil || len(types) != 1 || types[0].Kind != ir.KindTensor {
 		if view.RowMajor {
 			return copyReshape(l, base, v) // view_copy of a layout view cannot express: a reshape
@@ -58,4 +50,19 @@ func copyView(l *lowerer, c *ops.Call, view *ops.Op, base tensorRef, v *ir.Value
 	b := l.newKernel(out.layout.Shape)
 	b.store(out, vars, b.cast(b.load(src, vars), out.layout.DType))
 	return nil
+}
+
+// viewTypes runs view's meta rule on c's arguments with the first one
+// replaced by a tensor laid out as base: the results' layouts over base's
+// buffer.
+func viewTypes(c *ops.Call, view *ops.Op, base tensorRef) ([]ir.Type, error) {
+	self := &ir.Value{Name: c.Args[0].Value.Name, Type: ir.TensorOf(&ir.TensorType{
+		DType: base.layout.DType, Shape: base.layout.Shape, Strides: base.layout.Strides,
+		Offset: base.layout.Offset, Device: c.Args[0].Value.Type.Tensor.Device})}
+	args := append([]ir.Arg{ir.ValueArg(self)}, c.Node.Args[1:]...)
+	vc, err := view.Bind(args, c.Node.Kwargs)
+	if err != nil {
+		return nil, fmt.Errorf("%s as %s: %w", c.Op, view, err)
+	}
+	return view.Meta(ops.NewEnv(nil), vc)
 }

@@ -368,7 +368,7 @@ func (s *scheduler) tryFuse(c *Kernel, reads, writes []*Buffer) bool {
 	for _, gi := range s.candidates(reads) {
 		g := s.groups[gi]
 		if gi < floor {
-			if s.sinkToLast(gi, c, reads, writes) {
+			if s.sinkToJoin(c, gi, floor, reads, writes) {
 				return true
 			}
 			s.remark("%s not fused into %s: %s", c.Name, g.founder, why)

@@ -143,6 +143,24 @@ func metaDevicePut(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, erro
 	return env.castTo(self, self.DType, dev, "")
 }
 
+// metaContiguous is Tensor.contiguous: self itself when it is already
+// contiguous in the memory format (TensorBase::contiguous returns *this),
+// else a clone in that format.
+func metaContiguous(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
+	format := c.Enum("memory_format")
+	already := false
+	switch format {
+	case "", "contiguous_format":
+		already = IsContiguous(self)
+	case "channels_last", "channels_last_3d":
+		already = IsChannelsLast(self)
+	}
+	if already {
+		return viewOf(self, copyExprs(self.Shape), copyExprs(stridesOf(self)), offsetOf(self)), nil
+	}
+	return env.castTo(self, self.DType, self.Device, format)
+}
+
 func metaClone(env *Env, c *Call, self *ir.TensorType) (*ir.TensorType, error) {
 	return env.castTo(self, self.DType, self.Device, c.Enum("memory_format"))
 }

@@ -91,7 +91,7 @@ func castTable() []Entry {
 		c("prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor", metaConvertElementType),
 		c("prims::device_put(Tensor a, Device device, bool non_blocking=False) -> Tensor", metaDevicePut),
 		c("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", metaClone),
-		c("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", metaClone),
+		c("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", metaContiguous),
 		c("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", metaCopyFunctional),
 		c("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", metaCopyInplace),
 		c("fill.Scalar(Tensor self, Scalar value) -> Tensor", metaFillLike),

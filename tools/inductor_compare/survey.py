@@ -565,13 +565,9 @@ NOTES = {
     "scatter_add, forward and backward": "as index_add: the scatter-add and grad_src's gather in one loop over the "
                                          "index's space, Inductor's with atomic_add, kiln's serial "
                                          "(testdata/fusion/heldout_scatter_add.txtar)",
-    "gru_cell, forward and backward": "functionalize writes the in-place gate updates (add_, sigmoid_, mul_ on "
-                                      "unsafe_split pieces of an addmm) back into the addmm's result as "
-                                      "slice_scatters, 3 kernels that materialize it; Inductor reads each "
-                                      "piece from its source instead (no kernel); the rest is 3 on both sides",
-    "embedding_bag mean, forward and backward": "Inductor: _embedding_bag and _embedding_bag_backward as aten "
-                                                "fallbacks (lowering.py make_fallback), no kernels; kiln has no "
-                                                "extern for them yet (interp runs them)",
+    "embedding_bag mean, forward and backward": "extern calls on both sides: Inductor's aten fallbacks "
+                                                "(lowering.py make_fallback), kiln's rt/embedding_bag.go "
+                                                "(bit-exact with ATen's CPU kernels on tools/externs cases)",
 }
 
 
