@@ -34,16 +34,7 @@ type bagParams struct {
 }
 
 func embeddingBagParams(op string, params map[string][]int64) (bagParams, error) {
-	get := func(name string, def int64) (int64, error) {
-		switch v := params[name]; len(v) {
-		case 0:
-			return def, nil
-		case 1:
-			return v[0], nil
-		default:
-			return 0, fmt.Errorf("%s: %s has %d values, want one", op, name, len(v))
-		}
-	}
+	get := func(name string, def int64) (int64, error) { return intParam(op, params, name, def) }
 	mode, err := get("mode", 0)
 	if err != nil {
 		return bagParams{}, err
@@ -77,6 +68,17 @@ func loadInts(t *Tensor) ([]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// bagIndices loads indices and offsets (args 1 and 2).
+func bagIndices(op string, args []*Tensor) (idx, offs []int64, err error) {
+	if idx, err = loadInts(args[1]); err != nil {
+		return nil, nil, fmt.Errorf("%s: indices: %w", op, err)
+	}
+	if offs, err = loadInts(args[2]); err != nil {
+		return nil, nil, fmt.Errorf("%s: offsets: %w", op, err)
+	}
+	return idx, offs, nil
 }
 
 // storeInts writes row-major int64 values into an integer tensor's layout.
@@ -138,13 +140,9 @@ func embeddingBag[T float32 | float64](op string, outs, args []*Tensor, params m
 	if err != nil {
 		return fmt.Errorf("%s: weight: %w", op, err)
 	}
-	idx, err := loadInts(args[1])
+	idx, offs, err := bagIndices(op, args)
 	if err != nil {
-		return fmt.Errorf("%s: indices: %w", op, err)
-	}
-	offs, err := loadInts(args[2])
-	if err != nil {
-		return fmt.Errorf("%s: offsets: %w", op, err)
+		return err
 	}
 	var psw []T
 	if args[3] != nil {
@@ -271,13 +269,9 @@ func embeddingBagBackward[T float32 | float64](op string, out *Tensor, args []*T
 		}
 		return storeAs(out, gw)
 	}
-	idx, err := loadInts(args[1])
+	idx, offs, err := bagIndices(op, args)
 	if err != nil {
-		return fmt.Errorf("%s: indices: %w", op, err)
-	}
-	offs, err := loadInts(args[2])
-	if err != nil {
-		return fmt.Errorf("%s: offsets: %w", op, err)
+		return err
 	}
 	bag, err := bagsOf(op, offs, int64(len(idx)), g.Shape[0])
 	if err != nil {

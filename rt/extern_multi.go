@@ -57,16 +57,7 @@ func ExternN(op string, outs []*Tensor, args []*Tensor, params map[string][]int6
 // (std::sort, or std::stable_sort for stable=True; NaN largest).
 func sortRows(outs, args []*Tensor, params map[string][]int64) error {
 	const op = "aten::sort"
-	get := func(name string, def int64) (int64, error) {
-		switch v := params[name]; len(v) {
-		case 0:
-			return def, nil
-		case 1:
-			return v[0], nil
-		default:
-			return 0, fmt.Errorf("%s: %s has %d values, want one", op, name, len(v))
-		}
-	}
+	get := func(name string, def int64) (int64, error) { return intParam(op, params, name, def) }
 	dim, err := get("dim", -1)
 	if err != nil {
 		return err
@@ -91,4 +82,16 @@ func sortRows(outs, args []*Tensor, params map[string][]int64) error {
 		order = orderStable
 	}
 	return selectRows(op, outs, args, n, dim, desc != 0, order)
+}
+
+// intParam is the one value of an int parameter, def when absent.
+func intParam(op string, params map[string][]int64, name string, def int64) (int64, error) {
+	switch v := params[name]; len(v) {
+	case 0:
+		return def, nil
+	case 1:
+		return v[0], nil
+	default:
+		return 0, fmt.Errorf("%s: %s has %d values, want one", op, name, len(v))
+	}
 }

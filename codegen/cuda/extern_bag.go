@@ -127,9 +127,8 @@ func (x *xgen) embeddingBag() error {
 	})
 }
 
-// bagReduce is output[o0, o1]: the bag's sum, mean or max.
-func (x *xgen) bagReduce(w *bagWalk, weight, psw lowering.Operand, reg string) error {
-	x.e.line("long long cnt = 0;")
+// bagWeight opens bag o0's walk and loads v = weight[row, o1].
+func (x *xgen) bagWeight(w *bagWalk, weight lowering.Operand, reg string) error {
 	if err := w.open("o0"); err != nil {
 		return err
 	}
@@ -138,6 +137,15 @@ func (x *xgen) bagReduce(w *bagWalk, weight, psw lowering.Operand, reg string) e
 		return err
 	}
 	x.e.line("const %s v = (%s)%s;", reg, reg, wv)
+	return nil
+}
+
+// bagReduce is output[o0, o1]: the bag's sum, mean or max.
+func (x *xgen) bagReduce(w *bagWalk, weight, psw lowering.Operand, reg string) error {
+	x.e.line("long long cnt = 0;")
+	if err := x.bagWeight(w, weight, reg); err != nil {
+		return err
+	}
 	switch {
 	case w.mode == 2:
 		x.e.line("if (cnt == 0 || v > acc) acc = v;")
@@ -166,14 +174,9 @@ func (x *xgen) bagReduce(w *bagWalk, weight, psw lowering.Operand, reg string) e
 // bag's maximum (0 for an empty bag).
 func (x *xgen) bagArgmax(w *bagWalk, weight lowering.Operand, reg string) error {
 	x.e.line("long long cnt = 0; %s best = 0;", reg)
-	if err := w.open("o0"); err != nil {
+	if err := x.bagWeight(w, weight, reg); err != nil {
 		return err
 	}
-	wv, err := x.operand(weight, "row", "o1")
-	if err != nil {
-		return err
-	}
-	x.e.line("const %s v = (%s)%s;", reg, reg, wv)
 	x.e.line("if (cnt == 0 || v > best) { best = v; acc = row; }")
 	x.e.line("++cnt;")
 	w.close()

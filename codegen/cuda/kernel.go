@@ -174,14 +174,8 @@ func (g *kgen) body() error {
 		e.line("const long long %s = rest %% %s;", name, size)
 		e.line("rest /= %s;", size)
 	}
-	if err := g.declareCarried(); err != nil {
+	if err := g.emitStages(); err != nil {
 		return err
-	}
-	for i, s := range g.k.Stages {
-		g.cur = i
-		if err := g.emitStage(i, s); err != nil {
-			return fmt.Errorf("stage %d: %w", i, err)
-		}
 	}
 	e.out()
 	e.line("}")
@@ -214,14 +208,8 @@ func (g *kgen) splitBody() error {
 	e.line("for (long long q = 0; q < (long long)(%s); ++q) {", serialWork.Code())
 	e.in()
 	g.unravel("q", rest)
-	if err := g.declareCarried(); err != nil {
+	if err := g.emitStages(); err != nil {
 		return err
-	}
-	for i, s := range g.k.Stages {
-		g.cur = i
-		if err := g.emitStage(i, s); err != nil {
-			return fmt.Errorf("stage %d: %w", i, err)
-		}
 	}
 	e.out()
 	e.line("}")
@@ -456,3 +444,18 @@ func (e *emitter) line(format string, args ...any) {
 
 func (e *emitter) in()  { e.indent++ }
 func (e *emitter) out() { e.indent-- }
+
+// emitStages declares the values carried across stages and emits every
+// stage of the kernel, for one outer point.
+func (g *kgen) emitStages() error {
+	if err := g.declareCarried(); err != nil {
+		return err
+	}
+	for i, s := range g.k.Stages {
+		g.cur = i
+		if err := g.emitStage(i, s); err != nil {
+			return fmt.Errorf("stage %d: %w", i, err)
+		}
+	}
+	return nil
+}

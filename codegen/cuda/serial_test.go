@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kiln-compiler/kiln/codegen/cuda"
+	"github.com/kiln-compiler/kiln/lowering"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,22 +15,13 @@ import (
 // one thread (grid-stride over every index in order), so two updates of
 // one element never race; the copy of self before it stays parallel.
 func TestSerialKernelLaunchesOneThread(t *testing.T) {
-	g := compileFX(t, "scatter.fx", `class GraphModule(torch.nn.Module):
+	g := `class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[12][1]cpu", ix: "i64[8][1]cpu", s: "f32[8][1]cpu"):
         scatter_add: "f32[12][1]cpu" = torch.ops.aten.scatter_add.default(x, 0, ix, s)
         return (scatter_add,)
-`, defaultPipeline)
-	p := lowerFused(t, g)
-	var serial string
-	for _, k := range p.Kernels {
-		if k.Serial {
-			serial = k.Name
-			require.Empty(t, k.Split, "nothing keeps two iterations apart:\n%s", p)
-		}
-	}
-	require.NotEmpty(t, serial, "scatter_add lowers to a serial kernel:\n%s", p)
-	src, err := cuda.Generate(p)
-	require.NoError(t, err)
+`
+	serial, k, src := serialScatterCUDA(t, g)
+	require.Empty(t, k.Split, "nothing keeps two iterations apart")
 	assert.Contains(t, src, "KILN_LAUNCH("+serial+", 1, 1, ")
 	assert.Contains(t, src, "kiln_grid(nwork, ", "other kernels keep a full grid")
 }
@@ -38,23 +30,30 @@ func TestSerialKernelLaunchesOneThread(t *testing.T) {
 // column x1 apart) launches a thread per column, each walking the rows in
 // order.
 func TestSerialSplitKernelLaunchesAThreadPerColumn(t *testing.T) {
-	g := compileFX(t, "scatter.fx", `class GraphModule(torch.nn.Module):
+	g := `class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[3, 4][4, 1]cpu", ix: "i64[2, 4][4, 1]cpu", s: "f32[2, 4][4, 1]cpu"):
         scatter_add: "f32[3, 4][4, 1]cpu" = torch.ops.aten.scatter_add.default(x, 0, ix, s)
         return (scatter_add,)
-`, defaultPipeline)
-	p := lowerFused(t, g)
-	var serial string
-	for _, k := range p.Kernels {
-		if k.Serial {
-			serial = k.Name
-			require.Equal(t, []int{1}, k.Split, "%s", p)
-		}
-	}
-	require.NotEmpty(t, serial, "scatter_add lowers to a serial kernel:\n%s", p)
-	src, err := cuda.Generate(p)
-	require.NoError(t, err)
+`
+	serial, k, src := serialScatterCUDA(t, g)
+	require.Equal(t, []int{1}, k.Split)
 	assert.NotContains(t, src, "KILN_LAUNCH("+serial+", 1, 1, ")
 	assert.Contains(t, src, "const long long nwork = 4;")
 	assert.Contains(t, src, "for (long long q = 0; q < (long long)(2); ++q) {")
+}
+
+// serialScatterCUDA compiles the scatter_add graph src, lowers and fuses it,
+// and returns its serial kernel's name, the kernel and the program's CUDA.
+func serialScatterCUDA(t *testing.T, src string) (string, *lowering.Kernel, string) {
+	p := lowerFused(t, compileFX(t, "scatter.fx", src, defaultPipeline))
+	var serial *lowering.Kernel
+	for _, k := range p.Kernels {
+		if k.Serial {
+			serial = k
+		}
+	}
+	require.NotNil(t, serial, "scatter_add lowers to a serial kernel:\n%s", p)
+	cu, err := cuda.Generate(p)
+	require.NoError(t, err)
+	return serial.Name, serial, cu
 }
