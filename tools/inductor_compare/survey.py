@@ -553,10 +553,11 @@ NOTES = {
                                                "fallback (rt/upsample_backward.go: ATen's weights and its AVX2 "
                                                "build's fused multiply-adds, bit-exact)",
     "cumsum, forward and backward": "Inductor's CPU backend runs both scans as aten.cumsum fallbacks; its 2 fused "
-                                    "kernels are the backward's flips. kiln runs the scans itself: the forward "
-                                    "scan, and the backward's reverse scan as one kernel (the first flip inlined "
-                                    "into its load, the last run mirrored in its loop: "
-                                    "testdata/fusion/scan_reverse.txtar)",
+                                    "kernels are the backward's flips. kiln runs the scans itself, in one "
+                                    "kernel: the backward's reverse scan reads its input flipped and runs the "
+                                    "last flip mirrored in its loop (testdata/fusion/scan_reverse.txtar), and "
+                                    "joins the forward scan as an independent scan over the same outer space "
+                                    "(lowering/fuse_horizontal.go)",
     "index_add, forward and backward": "as Inductor: the copy of x, then one kernel over the index's [4, 7] doing "
                                        "the scatter-add and grad_source's index_select; Inductor adds with "
                                        "atomic_add, kiln's kernel is serial (one thread, index order, no atomics: "
