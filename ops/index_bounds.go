@@ -29,8 +29,10 @@ const (
 const (
 	msgOutOfBounds = "index " + IndexPlaceholder + " is out of bounds for dimension " + DimPlaceholder + " with size " + SizePlaceholder
 	msgOutOfRange  = "index out of range in self"
-	// ATen's embedding_bag check (fbgemm's fast path words it differently,
-	// naming the index's position)
+	// ATen's embedding_bag check (max mode, padding_idx, float64); fbgemm's
+	// fast path (float32 sum or mean) says "Index {position} of input takes
+	// value {index} which is not in the valid range [0, {size})", which needs
+	// a placeholder for the position that checks do not have
 	msgBagIndex = "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be " + IndexPlaceholder
 )
 

@@ -70,6 +70,18 @@ func loadInts(t *Tensor) ([]int64, error) {
 	return out, nil
 }
 
+// optFloats loads an optional float operand (nil when absent).
+func optFloats[T float32 | float64](op, name string, t *Tensor) ([]T, error) {
+	if t == nil {
+		return nil, nil
+	}
+	v, err := loadAs[T](t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", op, name, err)
+	}
+	return v, nil
+}
+
 // bagIndices loads indices and offsets (args 1 and 2).
 func bagIndices(op string, args []*Tensor) (idx, offs []int64, err error) {
 	if idx, err = loadInts(args[1]); err != nil {
@@ -144,11 +156,9 @@ func embeddingBag[T float32 | float64](op string, outs, args []*Tensor, params m
 	if err != nil {
 		return err
 	}
-	var psw []T
-	if args[3] != nil {
-		if psw, err = loadAs[T](args[3]); err != nil {
-			return fmt.Errorf("%s: per_sample_weights: %w", op, err)
-		}
+	psw, err := optFloats[T](op, "per_sample_weights", args[3])
+	if err != nil {
+		return err
 	}
 	bags := int64(len(offs))
 	if p.last {
@@ -277,11 +287,9 @@ func embeddingBagBackward[T float32 | float64](op string, out *Tensor, args []*T
 	if err != nil {
 		return err
 	}
-	var psw []T
-	if args[6] != nil {
-		if psw, err = loadAs[T](args[6]); err != nil {
-			return fmt.Errorf("%s: per_sample_weights: %w", op, err)
-		}
+	psw, err := optFloats[T](op, "per_sample_weights", args[6])
+	if err != nil {
+		return err
 	}
 	keys := make([]float64, len(idx))
 	for i, r := range idx {
