@@ -16,12 +16,25 @@ import (
 // has FMA) and KILN_SIMD=off does not ask for the scalar loops.
 var useSIMD = archsimd.X86.AVX2() && archsimd.X86.FMA() && os.Getenv("KILN_SIMD") != "off"
 
+// useAVX512: lanes run, the CPU has AVX-512 (F, CD, BW, DQ and VL, as
+// archsimd requires) and KILN_SIMD=avx2 does not ask for 8 lanes only.
+var useAVX512 = useSIMD && archsimd.X86.AVX512() && os.Getenv("KILN_SIMD") != "avx2"
+
 // SIMD reports whether generated 8-lane inner loops run.
 func SIMD() bool { return useSIMD }
+
+// AVX512 reports whether generated 16-lane inner loops run: a pointwise
+// loop's 16-lane twin (codegen/golang/simd_width.go), which computes the
+// same bits as its 8-lane loop.
+func AVX512() bool { return useAVX512 }
 
 // SIMDStatus says which inner loops run, for -simd.
 func SIMDStatus() string {
 	switch {
+	case useAVX512:
+		return "avx512: float32 pointwise inner loops run on 16 lanes, others on 8 (GOEXPERIMENT=simd build)"
+	case useSIMD && archsimd.X86.AVX512():
+		return "avx2: float32 inner loops run on 8 lanes, 16 forbidden by KILN_SIMD=avx2 (GOEXPERIMENT=simd build)"
 	case useSIMD:
 		return "avx2: float32 inner loops run on 8 lanes (GOEXPERIMENT=simd build)"
 	case !archsimd.X86.AVX2() || !archsimd.X86.FMA():
@@ -65,6 +78,27 @@ func MinF32x8(x, y archsimd.Float32x8) archsimd.Float32x8 {
 // lowers it on amd64 (NaN-propagating, max(-0, +0) = +0).
 func MaxF32x8(x, y archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
 	return NegF32x8(MinF32x8(NegF32x8(x, sign), NegF32x8(y, sign)), sign)
+}
+
+// SignF32x16, NegF32x16, AbsF32x16, MinF32x16 and MaxF32x16 are the
+// 16-lane twins of the 8-lane operations above, step for step.
+func SignF32x16() archsimd.Uint32x16 { return archsimd.BroadcastUint32x16(1 << 31) }
+
+func NegF32x16(x archsimd.Float32x16, sign archsimd.Uint32x16) archsimd.Float32x16 {
+	return x.AsUint32x16().Xor(sign).AsFloat32x16()
+}
+
+func AbsF32x16(x archsimd.Float32x16, sign archsimd.Uint32x16) archsimd.Float32x16 {
+	return x.AsUint32x16().AndNot(sign).AsFloat32x16()
+}
+
+func MinF32x16(x, y archsimd.Float32x16) archsimd.Float32x16 {
+	either := x.AsUint32x16().Or(y.AsUint32x16()).AsFloat32x16()
+	return x.Min(y).Merge(either, x.Less(y).Or(x.Greater(y)))
+}
+
+func MaxF32x16(x, y archsimd.Float32x16, sign archsimd.Uint32x16) archsimd.Float32x16 {
+	return NegF32x16(MinF32x16(NegF32x16(x, sign), NegF32x16(y, sign)), sign)
 }
 
 // Transpose8x8 writes the transpose of the 8×8 block whose row j is

@@ -8,6 +8,9 @@ package rt
 // SIMD reports whether generated 8-lane inner loops run: never here.
 func SIMD() bool { return false }
 
+// AVX512 reports whether generated 16-lane inner loops run: never here.
+func AVX512() bool { return false }
+
 // SIMDStatus says which inner loops run, for -simd.
 func SIMDStatus() string {
 	return "off: built without GOEXPERIMENT=simd (or not on amd64); build with GOEXPERIMENT=simd go build for 8-lane loops"

@@ -79,7 +79,7 @@ func (l *simdLoop) tanhLanes(dst, x string) {
 	p := dst + "_"
 	b := &l.body
 	one := l.lanesConst("One", "1")
-	b.line("%sa := rt.AbsF32x8(%s, sign)", p, x)
+	b.line("%sa := %s", p, absLanes(x))
 	l.expLanes(p+"e", p+"a.Add("+p+"a)")
 	b.line("%[1]sbig := %[2]s.Sub(%[3]s.Div(%[1]se.Add(%[2]s))).AsUint32x8().Or(%[4]s.AsUint32x8().And(sign)).AsFloat32x8()",
 		p, one, l.lanesConst("Two", "2"), x)

@@ -50,7 +50,7 @@ func (l *simdLoop) writeReduction(f *code, ret string) {
 	f.line("//")
 	f.line("//go:noinline")
 	f.line("func %sLanes(%s) int {", l.name, strings.Join(params, ", "))
-	l.writeLoops(f)
+	l.writeLoops(f, lanes8, "")
 	f.WriteString(l.folds.String())
 	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
 	f.line("return i")
@@ -65,16 +65,23 @@ func (l *simdLoop) writeReslices(f *code) {
 	}
 }
 
-// writeLoops writes the lane loops: the broadcasts, the loop two steps
-// an iteration where it pays, then 8 elements a step.
-func (l *simdLoop) writeLoops(f *code) {
+// writeLoops writes the lane loops at width w: the call of the loop's
+// 16-lane twin where it has one (wide), the broadcasts, the loop two
+// steps an iteration where it pays, then w.n elements a step.
+func (l *simdLoop) writeLoops(f *code, w laneWidth, wide string) {
+	f.line("i := 0")
+	if wide != "" {
+		f.line("if rt.AVX512() {")
+		f.line("i = %s", wide)
+		f.line("}")
+	}
 	l.writeReslices(f)
 	l.writeHoisted(f)
-	f.line("i := 0")
-	if len(l.vaccs) > 0 || strings.Count(l.body.String(), "\n") >= unrollLines {
-		l.unrolledBody(f)
+	body := w.spell(l.body.String())
+	if len(l.vaccs) > 0 || strings.Count(body, "\n") >= unrollLines {
+		l.unrolledBody(f, w, body)
 	}
-	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
-	f.WriteString(l.body.String())
+	f.line("for ; i+%d <= len(%s); i += %d {", w.n, l.contig[0], w.n)
+	f.WriteString(body)
 	f.line("}")
 }

@@ -147,13 +147,15 @@ func simdModule(t *testing.T, src string) (fxCase, string, string) {
 
 // simdVariants builds the module in dir with and without
 // GOEXPERIMENT=simd and runs it on the inputs in: the SIMD build's n
-// outputs, and, by name, those of the same binary with KILN_SIMD=off
-// ("simd-off") and of the scalar build ("scalar").
+// outputs, and, by name, those of the same binary with 8 lanes only
+// ("simd-avx2", the same as "simd" on a CPU without AVX-512) and with
+// KILN_SIMD=off ("simd-off"), and of the scalar build ("scalar").
 func simdVariants(t *testing.T, goBin, dir, in string, n int) ([][]uint32, map[string][][]uint32) {
 	binDir := t.TempDir()
 	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
 	return runVariant(t, simdBin, in, n), map[string][][]uint32{
-		"simd-off": runVariant(t, simdBin, in, n, "KILN_SIMD=off"),
+		"simd-avx2": runVariant(t, simdBin, in, n, "KILN_SIMD=avx2"),
+		"simd-off":  runVariant(t, simdBin, in, n, "KILN_SIMD=off"),
 		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, n),
 	}
 }
@@ -174,8 +176,9 @@ func runVariant(t *testing.T, bin, in string, n int, env ...string) [][]uint32 {
 	return res
 }
 
-// TestSIMDBitExact builds one module four ways (GOEXPERIMENT=simd; the
-// same binary with KILN_SIMD=off; no experiment; no experiment with
+// TestSIMDBitExact builds one module four ways (GOEXPERIMENT=simd, whose
+// pointwise loops run on 16 lanes on a CPU with AVX-512; the same binary
+// with 8 lanes only and with KILN_SIMD=off; no experiment; no experiment with
 // GOAMD64=v3, where Go may fuse a*b+c) and requires every output bit for
 // bit equal across them, NaN payloads included, and equal to interp (the
 // oracle) bit for bit except for which NaN a NaN result is.
@@ -186,9 +189,10 @@ func TestSIMDBitExact(t *testing.T) {
 	main, err := os.ReadFile(filepath.Join(dir, "graphs", "simd_ops", "simd_ops.go"))
 	require.NoError(t, err)
 	require.NotContains(t, string(main), "scalar only", "every kernel of this graph qualifies")
-	for _, op := range []string{".Add(", ".Sub(", ".Mul(", ".Div(", "rt.NegF32x8(", "rt.AbsF32x8(", "rt.MaxF32x8(",
-		"rt.MinF32x8(", ".Merge(", ".Equal(", ".NotEqual(", ".Less(", ".LessEqual(", ".Greater(", ".GreaterEqual(",
-		"archsimd.BroadcastFloat32x8(s", "rt.MinF32x8(rt.NegF32x8(", ".ConvertToInt32(", "rt.AbsF32x8(v"} {
+	for _, op := range []string{".Add(", ".Sub(", ".Mul(", ".Div(", ".AsUint32x8().Xor(sign)", ".AsUint32x8().AndNot(sign)",
+		"rt.MaxF32x8(", "rt.MinF32x8(", ".Merge(", ".Equal(", ".NotEqual(", ".Less(", ".LessEqual(", ".Greater(",
+		".GreaterEqual(", "archsimd.BroadcastFloat32x8(s", ".Xor(sign).AsFloat32x8(), v", ".ConvertToInt32(",
+		"func kernel0AVX512(", "rt.MaxF32x16(", "rt.MinF32x16(", ".AsUint32x16().AndNot(sign)", ".ToBits() == 0"} {
 		assert.Contains(t, lanes, op, "lane operation %s is exercised", op)
 	}
 
@@ -206,11 +210,12 @@ func TestSIMDBitExact(t *testing.T) {
 	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
 	status, err := exec.Command(simdBin, "-simd").Output()
 	require.NoError(t, err)
-	if !strings.Contains(string(status), "avx2") {
-		t.Logf("this CPU runs no lanes (%s): the comparison only checks the scalar loops", status)
+	if !strings.Contains(string(status), "avx512:") {
+		t.Logf("this CPU runs no 16 lanes (%s): the comparison checks fewer loops", status)
 	}
 	variants := map[string][][]uint32{
 		"simd":      runVariant(t, simdBin, in, len(outputs)),
+		"simd-avx2": runVariant(t, simdBin, in, len(outputs), "KILN_SIMD=avx2"),
 		"simd-off":  runVariant(t, simdBin, in, len(outputs), "KILN_SIMD=off"),
 		"scalar":    runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, len(outputs)),
 		"scalar-v3": runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "v3"), "GOEXPERIMENT=", "GOAMD64=v3"), in, len(outputs)),
@@ -233,7 +238,9 @@ func TestSIMDBitExact(t *testing.T) {
 			if loose == nil {
 				loose = strict
 			}
-			requireSameBits(t, variants[name][o], variants["simd"][o], loose, "simd vs %s, output %s", name, out)
+			for _, lanes := range []string{"simd", "simd-avx2"} {
+				requireSameBits(t, variants[name][o], variants[lanes][o], loose, "%s vs %s, output %s", lanes, name, out)
+			}
 		}
 	}
 	res, err := interp.Run(c.g, []any{x, y, b}, interp.Options{})
@@ -295,7 +302,9 @@ func TestSIMDEligibility(t *testing.T) {
 	assert.Equal(t, []string{"chain.go", "chain_simd.go", "chain_nosimd.go"}, []string{files[0].Name, files[1].Name, files[2].Name})
 	assert.Contains(t, string(files[0].Src), "i := kernel0AVX2(a0, a1)")
 	assert.Contains(t, string(files[1].Src), "//go:build goexperiment.simd && amd64")
-	assert.Contains(t, string(files[1].Src), "v7 := rt.MinF32x8(rt.NegF32x8(v5, sign), rt.NegF32x8(v0, sign))")
+	assert.Contains(t, string(files[1].Src), "v7 := rt.MinF32x8(v5.AsUint32x8().Xor(sign).AsFloat32x8(), v0.AsUint32x8().Xor(sign).AsFloat32x8())")
+	assert.Contains(t, string(files[1].Src), "i = kernel0AVX512(a0, a1)")
+	assert.Contains(t, string(files[1].Src), "v7 := rt.MinF32x16(v5.AsUint32x16().Xor(sign).AsFloat32x16(), v0.AsUint32x16().Xor(sign).AsFloat32x16())")
 	assert.Contains(t, string(files[2].Src), "//go:build !(goexperiment.simd && amd64)")
 	assert.Contains(t, string(files[2].Src), "func kernel0AVX2(a0 []float32, a1 []float32) int { return 0 }")
 
