@@ -156,7 +156,7 @@ func simdVariants(t *testing.T, goBin, dir, in string, n int) ([][]uint32, map[s
 	return runVariant(t, simdBin, in, n), map[string][][]uint32{
 		"simd-avx2": runVariant(t, simdBin, in, n, "KILN_SIMD=avx2"),
 		"simd-off":  runVariant(t, simdBin, in, n, "KILN_SIMD=off"),
-		"scalar":   runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, n),
+		"scalar":    runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, n),
 	}
 }
 
