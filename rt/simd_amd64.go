@@ -80,6 +80,14 @@ func MaxF32x8(x, y archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x
 	return NegF32x8(MinF32x8(NegF32x8(x, sign), NegF32x8(y, sign)), sign)
 }
 
+// AnyInt32x8 and AnyInt32x16 report whether a lane is not zero (a record
+// of NaNs seen, a mask as integers).
+func AnyInt32x8(x archsimd.Int32x8) bool { return !x.IsZero() }
+
+func AnyInt32x16(x archsimd.Int32x16) bool {
+	return x.NotEqual(archsimd.BroadcastInt32x16(0)).ToBits() != 0
+}
+
 // SignF32x16, NegF32x16, AbsF32x16, MinF32x16 and MaxF32x16 are the
 // 16-lane twins of the 8-lane operations above, step for step.
 func SignF32x16() archsimd.Uint32x16 { return archsimd.BroadcastUint32x16(1 << 31) }

@@ -204,7 +204,7 @@ func (l *simdLoop) colsStage(st *lowering.Stage, v string) error {
 			if in.Op == lowering.OpReduce {
 				for _, sfx := range l.groups() {
 					r, q := accName(in)+sfx, fmt.Sprintf("q%d", in.ID)+sfx
-					special = append(special, fmt.Sprintf("!%s.IsZero() || !%s.Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", q, r))
+					special = append(special, fmt.Sprintf("rt.AnyInt32x8(%s) || rt.AnyInt32x8(%s.Equal(archsimd.Float32x8{}).ToInt32x8())", q, r))
 				}
 			}
 		}

@@ -96,19 +96,39 @@ func (g *kernelGen) wideFn(v string, w int, params, args []string) (string, erro
 	f.line("if !rt.SIMD() || %s+%d > int64(%s) || p+%d > hi {", v, w, k.Outer[len(k.Outer)-1].Code(), w)
 	f.line("return 0")
 	f.line("}")
-	l.writeHoisted(f)
-	for _, r := range rows {
-		f.line("%s", r)
+	wide := w%lanes16.n == 0
+	if wide {
+		f.line("if rt.AVX512() {")
+		f.line("return %sAVX512(%s)", l.name, strings.Join(paramNames(params), ", "))
+		f.line("}")
 	}
-	f.WriteString(l.body.String())
-	f.line("archsimd.ClearAVXUpperBits()")
-	f.line("return %d", w)
-	f.line("}")
-	f.line("")
+	l.writeWideBody(f, lanes8, rows)
+	if wide {
+		var t code
+		t.line("// %sAVX512 is %s on 16 lanes (AVX-512): the same outputs in", l.name, l.name)
+		t.line("// 16-lane pieces, each lane bit for bit the scalar loop.")
+		t.line("func %sAVX512(%s) int64 {", l.name, strings.Join(params, ", "))
+		l.writeWideBody(&t, lanes16, rows)
+		f.WriteString(lanes16.spell(t.String()))
+	}
 	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every output.", l.name)
 	out.stubs.line("%s { return 0 }", sig)
 	out.stubs.line("")
 	return fmt.Sprintf("%s(%s, p, hi)", l.name, strings.Join(args, ", ")), nil
+}
+
+// writeWideBody writes the rest of a wide function at width w: its
+// broadcasts, accumulator rows and stages (the body, written for 8 lanes).
+func (l *simdLoop) writeWideBody(f *code, w laneWidth, rows []string) {
+	l.writeHoisted(f)
+	for _, r := range rows {
+		f.line("%s", r)
+	}
+	f.WriteString(w.spell(l.body.String()))
+	f.line("archsimd.ClearAVXUpperBits()")
+	f.line("return %d", l.wide)
+	f.line("}")
+	f.line("")
 }
 
 // wideStage emits one stage; a max or min runs on VMAXPS (VMINPS) first
@@ -119,8 +139,8 @@ func (l *simdLoop) wideStage(i int, st *lowering.Stage, v string) error {
 		var qs, zs []string
 		for _, in := range st.Body {
 			if in.Op == lowering.OpReduce {
-				qs = append(qs, fmt.Sprintf("!q%d.IsZero()", in.ID))
-				zs = append(zs, fmt.Sprintf("!archsimd.LoadFloat32x8((*[8]float32)(a%d[j:][:8])).Equal(archsimd.Float32x8{}).ToInt32x8().IsZero()", in.ID))
+				qs = append(qs, fmt.Sprintf("rt.AnyInt32x8(q%d)", in.ID))
+				zs = append(zs, fmt.Sprintf("rt.AnyInt32x8(archsimd.LoadFloat32x8((*[8]float32)(a%d[j:][:8])).Equal(archsimd.Float32x8{}).ToInt32x8())", in.ID))
 			}
 		}
 		l.body.line("%s := %s", redo, strings.Join(qs, " || "))

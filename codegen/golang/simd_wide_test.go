@@ -22,7 +22,9 @@ import (
 // the amin to their exact lanes, and so do columns of x whose minimum is
 // a zero (+0 and -0 in them) in the second: without that, the NaNs'
 // payloads and a zero's sign differ. (amax shares a stage with a store,
-// so it always runs on the exact lanes.)
+// so it always runs on the exact lanes.) Both widths are whole 16-lane
+// pieces, so on a CPU with AVX-512 the 16-lane twins run, and the 8-lane
+// functions in the KILN_SIMD=avx2 variant.
 func TestSIMDWideColumns(t *testing.T) {
 	goBin := goTool(t)
 	src := `class GraphModule(torch.nn.Module):
@@ -42,6 +44,8 @@ func TestSIMDWideColumns(t *testing.T) {
 	require.Regexp(t, `acc\d+ = acc\d+.Max\(v\d+\)\n\s*q\d+ = q\d+.Or\(`, lanes, "a max on VMAXPS with a record of NaNs")
 	require.Regexp(t, `acc\d+ = rt.MaxF32x8\(acc\d+, v\d+, sign\)\n\s*acc\d+.Store\(\(\*\[8\]float32\)\(a\d+\[j:\]`, lanes,
 		"then on the exact lanes, the accumulator in its row")
+	require.Regexp(t, `acc\d+ = rt.MaxF32x16\(acc\d+, v\d+, sign\)\n\s*acc\d+.Store\(\(\*\[16\]float32\)\(a\d+\[j:\]`, lanes,
+		"80 and 48 outputs are whole 16-lane pieces: a 16-lane twin runs them where the CPU has AVX-512")
 
 	xs, ys := []int64{3, 6, 83}, []int64{2, 300, 50}
 	x := f32Bits(xs, func(i int) uint32 {

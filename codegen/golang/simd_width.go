@@ -29,8 +29,9 @@ var (
 )
 
 // lanes16Spelling respells an 8-lane function for 16 lanes: its vector
-// and mask types, rt's lane helpers and its arrays. An all-false test of
-// a mask is VPTEST on 8 lanes, a mask register's bits on 16.
+// and mask types, rt's lane helpers, its arrays and the blocks its loops
+// step by (i in a pointwise loop, j over a wide row). An all-false test
+// of a mask is VPTEST on 8 lanes, a mask register's bits on 16.
 var lanes16Spelling = strings.NewReplacer(
 	".ToInt32x8().IsZero()", ".ToBits() == 0",
 	"Float32x8", "Float32x16",
@@ -39,6 +40,8 @@ var lanes16Spelling = strings.NewReplacer(
 	"F32x8", "F32x16",
 	"[8]float32", "[16]float32",
 	"[i : i+8]", "[i : i+16]",
+	"[j:][:8]", "[j:][:16]",
+	"j += 8 {", "j += 16 {",
 )
 
 // spell writes src, lane code spelled for 8 lanes, at this width: the
@@ -75,11 +78,15 @@ func (l *simdLoop) wideTwin() (fn, call string) {
 	return lanes16.spell(f.String()), fmt.Sprintf("%s(%s)", name, strings.Join(paramNames(l.params), ", "))
 }
 
-// paramNames are the names of a function's parameters ("a0 []float32").
+// paramNames are the names of a function's parameters ("a0 []float32",
+// "p, hi int64").
 func paramNames(params []string) []string {
-	names := make([]string, len(params))
-	for i, p := range params {
-		names[i] = strings.Fields(p)[0]
+	var names []string
+	for _, p := range params {
+		f := strings.Fields(p)
+		for _, n := range f[:len(f)-1] {
+			names = append(names, strings.TrimSuffix(n, ","))
+		}
 	}
 	return names
 }
