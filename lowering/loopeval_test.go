@@ -63,6 +63,7 @@ func checkLoweringDynamic(t *testing.T, src string, ints map[string][]int64) *lo
 type checkOpts struct {
 	override func(string, *interp.Tensor) *interp.Tensor // input by name
 	fuse     bool                                        // run the scheduler before evaluating
+	coalesce bool                                        // then replace each kernel by its Coalesced
 	cfg      passes.Config
 	pipeline string // "": defaultPipeline
 }
@@ -121,6 +122,12 @@ func lowerChecked(t *testing.T, src string, o checkOpts) (*ir.Graph, *lowering.P
 	if o.fuse {
 		_, err := lowering.Fuse(p, lowering.FuseOptions{})
 		require.NoError(t, err)
+		require.NoError(t, lowering.Verify(p), "%s", p)
+	}
+	if o.coalesce {
+		for i, k := range p.Kernels {
+			p.Kernels[i] = k.Coalesced()
+		}
 		require.NoError(t, lowering.Verify(p), "%s", p)
 	}
 	inputs, err := interp.MakeInputs(g, interp.Options{Seed: 7})

@@ -166,7 +166,7 @@ func emitKernels(p *lowering.Program, ks []*lowering.Kernel, simd *simdOut) ([]s
 	errs := make([]error, len(ks))
 	emit := func(i int) {
 		body := &code{}
-		stashed, scratch := stashRecomputed(ks[i])
+		stashed, scratch := stashRecomputed(ks[i].Coalesced())
 		g := &kernelGen{c: body, prog: p, k: stashed, orig: ks[i], scratch: scratch, uses: countUses(stashed), simd: simd}
 		g.simplify()
 		errs[i] = g.emit()

@@ -72,7 +72,9 @@ func (l *simdLoop) writeLoops(f *code, w laneWidth, wide string) {
 	f.line("i := 0")
 	if wide != "" {
 		f.line("if rt.AVX512() {")
-		f.line("i = %s", wide)
+		f.line("if i = %s; i == len(%s) {", wide, l.contig[0])
+		f.line("return i // the 16 lanes ran every element")
+		f.line("}")
 		f.line("}")
 	}
 	l.writeReslices(f)
