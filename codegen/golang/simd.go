@@ -38,7 +38,7 @@ type simdFn struct {
 	mask bool
 	// expand, when set, writes the function out as statements (its tmpl
 	// names the rt function it mirrors): see simd_math.go.
-	expand func(l *simdLoop, dst, x string)
+	expand func(l *simdLoop, dst string, args []string)
 }
 
 var simdFns = map[string]simdFn{
@@ -48,8 +48,8 @@ var simdFns = map[string]simdFn{
 	"truediv": {tmpl: "%[1]s.Div(%[2]s)"},
 	"neg":     {tmpl: negLanes("%[1]s")},
 	"abs":     {tmpl: absLanes("%[1]s")},
-	"maximum": {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)"},
-	"minimum": {tmpl: "rt.MinF32x8(%[1]s, %[2]s)"},
+	"maximum": {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)", expand: (*simdLoop).maxLanes},
+	"minimum": {tmpl: "rt.MinF32x8(%[1]s, %[2]s)", expand: (*simdLoop).minLanes},
 	"exp":     {tmpl: "rt.ExpF32x8(%[1]s, sign)", expand: (*simdLoop).expLanes},
 	"tanh":    {tmpl: "rt.TanhF32x8(%[1]s, sign)", expand: (*simdLoop).tanhLanes},
 	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
@@ -116,6 +116,8 @@ type simdLoop struct {
 	expSum  *expSum                    // the loop's 16-element blocks run in rt.ExpShiftSum (simd_expsum.go)
 	// wideBody: a predicated loop's body over 32-element blocks (simd_pred.go)
 	wideBody string
+	// alt16 are body lines with another form on 16 lanes (lineAt16).
+	alt16 map[string]string
 }
 
 // vacc is a vector accumulator of a reduction loop.
@@ -416,12 +418,12 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 	case lowering.OpCast: // f32 to f32
 		l.body.line("%s := %s", name, l.ref(l.operand(in.Args[0])))
 	case lowering.OpCall:
-		e, expand, err := l.call(in)
+		e, expand, args, err := l.call(in)
 		if err != nil {
 			return err
 		}
 		if expand != nil {
-			expand(l, name, e)
+			expand(l, name, args)
 			break
 		}
 		l.body.line("%s := %s", name, e)
@@ -440,15 +442,15 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 // a product or quotient by ±1 (x·1 = x and x·-1 = -x, which keep a
 // signalling NaN's bits and flip a NaN's sign where IEEE mul would not).
 // A function written out as statements comes back as its expander and
-// its operand.
-func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, string), error) {
+// its operands.
+func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, []string), []string, error) {
 	fn, negate := l.g.callFn(in)
 	ops := l.g.callOperands(in)
 	args := make([]string, len(ops))
 	for i, a := range ops {
 		args[i] = l.val[l.operand(a)]
 		if args[i] == "" {
-			return "", nil, fmt.Errorf("operand tmp%d is not on lanes", a.ID)
+			return "", nil, nil, fmt.Errorf("operand tmp%d is not on lanes", a.ID)
 		}
 		if negate {
 			args[i] = negLanes(args[i])
@@ -456,17 +458,17 @@ func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, str
 		}
 	}
 	if e, ok := l.byUnit(fn, ops, args, negate); ok {
-		return e, nil, nil
+		return e, nil, nil, nil
 	}
 	if e, ok := l.maxZero(fn, ops, negate); ok {
-		return e, nil, nil
+		return e, nil, nil, nil
 	}
 	for _, a := range ops {
 		l.ref(a)
 	}
 	f := simdFns[fn]
 	if f.expand != nil {
-		return args[0], f.expand, nil
+		return "", f.expand, args, nil
 	}
 	if strings.Contains(f.tmpl, "sign") {
 		l.sign = true
@@ -478,7 +480,7 @@ func (l *simdLoop) call(in *lowering.Instr) (string, func(*simdLoop, string, str
 			vals[i] = args[i]
 		}
 	}
-	return fmt.Sprintf(f.tmpl, vals...), nil, nil
+	return fmt.Sprintf(f.tmpl, vals...), nil, nil, nil
 }
 
 // byUnit mirrors Go's generic rewrites (Mul32F x (Const32F [±1])) and

@@ -2,12 +2,14 @@ package golang
 
 import "fmt"
 
-// exp and tanh on lanes, written out in the loop: rt.ExpF32x8 and
-// rt.TanhF32x8 are too big for Go's inliner, and a call per 8 elements
-// costs more than the polynomial (vectors go through the stack). The
-// statements are rt's, step for step (rt/fastmath_amd64.go), so a lane
-// gives rt.ExpF32's and rt.TanhF32's bits, which the scalar loop calls;
-// the constants are broadcast once, before the loop.
+// exp, tanh, max and min on lanes, written out in the loop: rt.ExpF32x8
+// and rt.TanhF32x8 are too big for Go's inliner, and a lane function is
+// often too big for it to inline even rt.MaxF32x8 (Go inlines only the
+// cheapest calls into a function past 5000 nodes); a call per block costs
+// more than the operations (vectors go through the stack). The
+// statements are rt's, step for step (rt/fastmath_amd64.go,
+// rt/simd_amd64.go), so a lane gives the scalar loop's bits; the
+// constants are broadcast once, before the loop.
 
 // lanesConst is the hoisted broadcast of an rt constant (or literal).
 func (l *simdLoop) lanesConst(name, value string) string {
@@ -22,7 +24,8 @@ func (l *simdLoop) lanesConst(name, value string) string {
 // expLanes writes e^x into dst (a new variable) on the lanes: as
 // rt.ExpF32x8, the shortcut where every lane's k is in [-124, 126] (one
 // factor 2^k, no clamps: the same bits), else the whole function.
-func (l *simdLoop) expLanes(dst, x string) {
+func (l *simdLoop) expLanes(dst string, args []string) {
+	x := args[0]
 	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
@@ -43,7 +46,10 @@ func (l *simdLoop) expLanes(dst, x string) {
 	b.line("%s := %sx0", dst, p)
 	b.line("if %sk0.Add(kExpFastOff).Greater(kExpFastMax).ToInt32x8().IsZero() {", p)
 	l.expPoly(p, p+"x0", p+"n0")
-	b.line("%s = %sy.Mul(%sk0.Add(kBias).ShiftAllLeft(23).AsFloat32x8())", dst, p, p)
+	// ·2^k, exact here (a normal result): on 16 lanes one VSCALEFPS by n
+	// (the integral float k came from) instead of building 2^k.
+	l.lineAt16(fmt.Sprintf("%s = %sy.Mul(%sk0.Add(kBias).ShiftAllLeft(23).AsFloat32x8())", dst, p, p),
+		fmt.Sprintf("%s = %sy.Scale(%sn0)", dst, p, p))
 	b.line("} else {")
 	lo, hi := k("ExpClampLo"), k("ExpClampHi")
 	b.line("%[1]sx := %[2]s.Merge(%[1]sx0, %[1]sx0.Less(%[2]s))", p, lo)
@@ -73,14 +79,15 @@ func (l *simdLoop) expPoly(p, x, n string) {
 
 // tanhLanes writes tanh x into dst on the lanes: both of rt.TanhF32's
 // branches, merged by |x| > rt.TanhSmall.
-func (l *simdLoop) tanhLanes(dst, x string) {
+func (l *simdLoop) tanhLanes(dst string, args []string) {
+	x := args[0]
 	l.sign = true
 	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
 	one := l.lanesConst("One", "1")
 	b.line("%sa := %s", p, absLanes(x))
-	l.expLanes(p+"e", p+"a.Add("+p+"a)")
+	l.expLanes(p+"e", []string{p + "a.Add(" + p + "a)"})
 	b.line("%[1]sbig := %[2]s.Sub(%[3]s.Div(%[1]se.Add(%[2]s))).AsUint32x8().Or(%[4]s.AsUint32x8().And(sign)).AsFloat32x8()",
 		p, one, l.lanesConst("Two", "2"), x)
 	b.line("%sz := %s.Mul(%s)", p, x, x)
@@ -89,4 +96,23 @@ func (l *simdLoop) tanhLanes(dst, x string) {
 		b.line("%sp = %sp.MulAdd(%sz, %s)", p, p, p, k(c))
 	}
 	b.line("%[1]s := %[2]sbig.Merge(%[2]sp.Mul(%[2]sz).MulAdd(%[3]s, %[3]s), %[2]sa.Greater(%[4]s))", dst, p, x, k("TanhSmall"))
+}
+
+// minLanes writes Go's min of two lanes into dst, as rt.MinF32x8: VMINPS
+// where the operands are ordered and unequal, their bitwise or elsewhere.
+func (l *simdLoop) minLanes(dst string, args []string) {
+	p := dst + "_"
+	b := &l.body
+	b.line("%sx := %s", p, args[0])
+	b.line("%sy := %s", p, args[1])
+	b.line("%[1]s := %[2]sx.Min(%[2]sy).Merge(%[2]sx.AsUint32x8().Or(%[2]sy.AsUint32x8()).AsFloat32x8(), %[2]sx.Less(%[2]sy).Or(%[2]sx.Greater(%[2]sy)))", dst, p)
+}
+
+// maxLanes writes Go's max of two lanes into dst, as rt.MaxF32x8: the
+// negated min of the negated operands.
+func (l *simdLoop) maxLanes(dst string, args []string) {
+	l.sign = true
+	p := dst + "_"
+	l.minLanes(p+"m", []string{negLanes(args[0]), negLanes(args[1])})
+	l.body.line("%s := %s", dst, negLanes(p+"m"))
 }

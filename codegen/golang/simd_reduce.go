@@ -79,7 +79,7 @@ func (l *simdLoop) writeLoops(f *code, w laneWidth, wide string) {
 	}
 	l.writeReslices(f)
 	l.writeHoisted(f)
-	body := w.spell(l.body.String())
+	body := l.bodyAt(w)
 	if len(l.vaccs) > 0 || strings.Count(body, "\n") >= unrollLines {
 		l.unrolledBody(f, w, body)
 	}

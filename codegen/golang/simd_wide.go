@@ -124,7 +124,7 @@ func (l *simdLoop) writeWideBody(f *code, w laneWidth, rows []string) {
 	for _, r := range rows {
 		f.line("%s", r)
 	}
-	f.WriteString(w.spell(l.body.String()))
+	f.WriteString(l.bodyAt(w))
 	f.line("archsimd.ClearAVXUpperBits()")
 	f.line("return %d", l.wide)
 	f.line("}")

@@ -54,6 +54,32 @@ func (w laneWidth) spell(src string) string {
 	return lanes16Spelling.Replace(src)
 }
 
+// lineAt16 writes a body line whose 16-lane form is not its respelling:
+// an AVX-512 instruction the 8-lane code has no twin of.
+func (l *simdLoop) lineAt16(line8, line16 string) {
+	l.body.line("%s", line8)
+	if l.alt16 == nil {
+		l.alt16 = map[string]string{}
+	}
+	l.alt16[line8] = line16
+}
+
+// bodyAt is the loop body at width w: at 16 lanes, lines with a form of
+// their own take it, and the rest are respelled.
+func (l *simdLoop) bodyAt(w laneWidth) string {
+	body := l.body.String()
+	if w.n == 8 || len(l.alt16) == 0 {
+		return w.spell(body)
+	}
+	lines := strings.Split(body, "\n")
+	for i, line := range lines {
+		if alt, ok := l.alt16[strings.TrimSpace(line)]; ok {
+			lines[i] = alt
+		}
+	}
+	return w.spell(strings.Join(lines, "\n"))
+}
+
 // wideTwin returns the 16-lane twin of pointwise loop l and the call
 // that runs it; "" where the loop is not plain pointwise (a reduction, or
 // softmax's exp-sum in assembly).
