@@ -88,16 +88,13 @@ func AnyInt32x16(x archsimd.Int32x16) bool {
 	return x.NotEqual(archsimd.BroadcastInt32x16(0)).ToBits() != 0
 }
 
-// SignF32x16, NegF32x16, AbsF32x16, MinF32x16 and MaxF32x16 are the
-// 16-lane twins of the 8-lane operations above, step for step.
+// SignF32x16, NegF32x16, MinF32x16 and MaxF32x16 are the 16-lane twins
+// of the 8-lane operations above, step for step (a wide column
+// reduction's exact max and min, respelled for 16 lanes, call them).
 func SignF32x16() archsimd.Uint32x16 { return archsimd.BroadcastUint32x16(1 << 31) }
 
 func NegF32x16(x archsimd.Float32x16, sign archsimd.Uint32x16) archsimd.Float32x16 {
 	return x.AsUint32x16().Xor(sign).AsFloat32x16()
-}
-
-func AbsF32x16(x archsimd.Float32x16, sign archsimd.Uint32x16) archsimd.Float32x16 {
-	return x.AsUint32x16().AndNot(sign).AsFloat32x16()
 }
 
 func MinF32x16(x, y archsimd.Float32x16) archsimd.Float32x16 {

@@ -64,6 +64,49 @@ func TestLanesMatchScalar(t *testing.T) {
 	}
 }
 
+// TestLanes16MatchScalar: the 16-lane twins give the scalar Go's bits on
+// every pair of specials, and AnyInt32x16 sees one set lane anywhere.
+func TestLanes16MatchScalar(t *testing.T) {
+	if !archsimd.X86.AVX512() {
+		t.Skip("no AVX-512")
+	}
+	sign := SignF32x16()
+	var xs, ys []float32
+	for _, a := range laneSpecials {
+		for _, b := range laneSpecials {
+			xs = append(xs, math.Float32frombits(a))
+			ys = append(ys, math.Float32frombits(b))
+		}
+	}
+	load := func(s []float32) archsimd.Float32x16 { return archsimd.LoadFloat32x16((*[16]float32)(s[:16])) }
+	ops := map[string]struct {
+		lanes  func(x, y archsimd.Float32x16) archsimd.Float32x16
+		scalar func(x, y float32) float32
+	}{
+		"min": {func(x, y archsimd.Float32x16) archsimd.Float32x16 { return MinF32x16(x, y) }, scalarMin},
+		"max": {func(x, y archsimd.Float32x16) archsimd.Float32x16 { return MaxF32x16(x, y, sign) }, scalarMax},
+		"neg": {func(x, _ archsimd.Float32x16) archsimd.Float32x16 { return NegF32x16(x, sign) }, func(x, _ float32) float32 { return -x }},
+	}
+	for name, op := range ops {
+		for i := 0; i+16 <= len(xs); i += 16 {
+			var got [16]float32
+			op.lanes(load(xs[i:]), load(ys[i:])).Store(&got)
+			for j := range 16 {
+				want := op.scalar(xs[i+j], ys[i+j])
+				require.Equal(t, math.Float32bits(want), math.Float32bits(got[j]), "%s(%08x, %08x)", name,
+					math.Float32bits(xs[i+j]), math.Float32bits(ys[i+j]))
+			}
+		}
+	}
+	require.False(t, AnyInt32x16(archsimd.BroadcastInt32x16(0)))
+	for lane := range 16 {
+		var v [16]int32
+		v[lane] = -1
+		require.True(t, AnyInt32x16(archsimd.LoadInt32x16(&v)), "lane %d set", lane)
+		require.True(t, AnyInt32x8(archsimd.LoadInt32x8((*[8]int32)(v[lane/8*8:][:8]))), "lane %d set", lane)
+	}
+}
+
 // loadF32x8 loads 8 lanes from s[:8].
 func loadF32x8(s []float32) archsimd.Float32x8 { return archsimd.LoadFloat32x8((*[8]float32)(s[:8])) }
 
