@@ -19,6 +19,17 @@ var laneSpecials = []uint32{
 	0x3f800000, 0xbf800000, 0x3fa00000, 0x40490fd0, 0xc0200000,
 }
 
+// specialPairs are every ordered pair of laneSpecials, as two columns.
+func specialPairs() (xs, ys []float32) {
+	for _, a := range laneSpecials {
+		for _, b := range laneSpecials {
+			xs = append(xs, math.Float32frombits(a))
+			ys = append(ys, math.Float32frombits(b))
+		}
+	}
+	return xs, ys
+}
+
 // scalarMin and scalarMax are what the generated scalar loops compute.
 //
 //go:noinline
@@ -35,13 +46,7 @@ func TestLanesMatchScalar(t *testing.T) {
 		t.Skip("no AVX2")
 	}
 	sign := SignF32x8()
-	var xs, ys []float32
-	for _, a := range laneSpecials {
-		for _, b := range laneSpecials {
-			xs = append(xs, math.Float32frombits(a))
-			ys = append(ys, math.Float32frombits(b))
-		}
-	}
+	xs, ys := specialPairs()
 	ops := map[string]struct {
 		lanes  func(x, y archsimd.Float32x8) archsimd.Float32x8
 		scalar func(x, y float32) float32
@@ -71,13 +76,7 @@ func TestLanes16MatchScalar(t *testing.T) {
 		t.Skip("no AVX-512")
 	}
 	sign := SignF32x16()
-	var xs, ys []float32
-	for _, a := range laneSpecials {
-		for _, b := range laneSpecials {
-			xs = append(xs, math.Float32frombits(a))
-			ys = append(ys, math.Float32frombits(b))
-		}
-	}
+	xs, ys := specialPairs()
 	load := func(s []float32) archsimd.Float32x16 { return archsimd.LoadFloat32x16((*[16]float32)(s[:16])) }
 	ops := map[string]struct {
 		lanes  func(x, y archsimd.Float32x16) archsimd.Float32x16
