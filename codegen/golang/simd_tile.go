@@ -111,8 +111,6 @@ func (g *kernelGen) tileCall(body []*lowering.Instr, used map[string]bool) (stri
 	if err != nil {
 		return "", err
 	}
-	out := g.simd
-	out.count++
 	var params []string
 	for _, s := range views {
 		params = append(params, s+" []float32")
@@ -121,12 +119,23 @@ func (g *kernelGen) tileCall(body []*lowering.Instr, used map[string]bool) (stri
 		params = append(params, s+" int64")
 	}
 	args := strings.Join(append(views, vars...), ", ")
+	t.emit(src, strings.Join(params, ", "), args)
+	return fmt.Sprintf("%s(%s, nIn, rows)", t.name, args), nil
+}
+
+// emit writes the tile functions, <kernel>Tile (8 lanes, which runs the
+// 16-lane one where it can) and <kernel>TileAVX512, and the stub of the
+// first for builds without SIMD.
+func (t *tileLoop) emit(src *tileSrc, params, args string) {
+	out := t.g.simd
+	out.count++
+	k := t.g.k
 	wide := t.name + "AVX512"
-	sig := fmt.Sprintf("func %s(%s, nIn, rows int64) (int64, int64)", t.name, strings.Join(params, ", "))
+	sig := fmt.Sprintf("func %s(%s, nIn, rows int64) (int64, int64)", t.name, params)
 	out.fns.line("// %s runs rows of %s from %s in tiles on float32 lanes, bit for bit as", t.name, k.Name, t.u)
-	out.fns.line("// the scalar loop: the first 16 of rows (those the caller has) in 16×16")
-	out.fns.line("// tiles (%s) where the CPU has AVX-512, else 8 in 8×8 tiles (AVX2). It", wide)
-	out.fns.line("// returns how many columns of each row it ran and how many rows; the")
+	out.fns.line("// the scalar loop: 16 rows in 16×16 tiles (%s) where the CPU has", wide)
+	out.fns.line("// AVX-512 and the caller has 16 (rows), else 8 rows in 8×8 tiles (AVX2).")
+	out.fns.line("// It returns how many columns of each row it ran and how many rows; the")
 	out.fns.line("// scalar loop finishes the rows.")
 	out.fns.line("%s {", sig)
 	out.fns.line("if rt.AVX512() && rows >= 16 && nIn >= 16 {")
@@ -138,14 +147,13 @@ func (g *kernelGen) tileCall(body []*lowering.Instr, used map[string]bool) (stri
 	out.fns.line("// %s runs 16 rows of %s from %s in 16×16 tiles on float32 lanes", wide, k.Name, t.u)
 	out.fns.line("// (AVX-512), bit for bit as the scalar loop, and returns how many columns")
 	out.fns.line("// of each row it ran.")
-	out.fns.line("func %s(%s, nIn int64) int64 {", wide, strings.Join(params, ", "))
+	out.fns.line("func %s(%s, nIn int64) int64 {", wide, params)
 	out.fns.WriteString(t.frame(src, lanes16, ""))
 	out.fns.line("}")
 	out.fns.line("")
 	out.stubs.line("// %s: no SIMD in this build; the scalar loop runs every element.", t.name)
 	out.stubs.line("%s { return 0, 8 }", sig)
 	out.stubs.line("")
-	return fmt.Sprintf("%s(%s, nIn, rows)", t.name, args), nil
 }
 
 // emitTileCall runs the tiles at the start of 8 or 16 whole rows of one
