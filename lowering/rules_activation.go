@@ -21,7 +21,11 @@ func activationRules() map[string]pwRule {
 	}
 	return map[string]pwRule{
 		"relu": unary(func(e *pwEnv, x *Instr) *Instr { return e.fn("maximum", x, e.k(0)) }),
-		"silu": unary(func(e *pwEnv, x *Instr) *Instr { return e.fn("mul", x, e.fn("sigmoid", x)) }),
+		// x / (1 + e^-x), ATen's CPU formula (and Inductor's): torch 2.15's
+		// float32 silu equals it on 96% of 1.1M inputs, x·sigmoid(x) on 79%.
+		"silu": unary(func(e *pwEnv, x *Instr) *Instr {
+			return e.fn("truediv", x, e.fn("add", e.k(1), e.fn("exp", e.fn("neg", x))))
+		}),
 		"mish": unary(func(e *pwEnv, x *Instr) *Instr {
 			return e.fn("mul", x, e.fn("tanh", e.fn("log1p", e.fn("exp", x))))
 		}),

@@ -38,12 +38,17 @@ var fnImpls = map[string]fnImpl{
 	// computes them: within 1 and 1.5 ulp (rt/fastmath.go), with lane twins.
 	"exp": {f32: "rt.ExpF32(%[1]s)", f64: "math.Exp(%[1]s)"}, "exp2": viaF64("math.Exp2"), "expm1": viaF64("math.Expm1"),
 	"log": viaF64("math.Log"), "log2": viaF64("math.Log2"), "log10": viaF64("math.Log10"), "log1p": viaF64("math.Log1p"),
-	"sqrt": viaF64("math.Sqrt"), "rsqrt": viaF64("rt.Rsqrt"), "reciprocal": viaF64("rt.Reciprocal"),
-	"sin": viaF64("math.Sin"), "cos": viaF64("math.Cos"), "tan": viaF64("math.Tan"),
+	// sqrt and 1/x through float64 are float32's correctly rounded results
+	// (53 ≥ 2·24+2 bits: rounding twice is innocuous); rsqrt and sigmoid
+	// in float32 are eager's CPU formulas (1/sqrt(x), 1/(1+exp(-x))),
+	// which the lanes compute step for step.
+	"sqrt": viaF64("math.Sqrt"), "reciprocal": viaF64("rt.Reciprocal"),
+	"rsqrt": {f32: "rt.RsqrtF32(%[1]s)", f64: "rt.Rsqrt(%[1]s)"},
+	"sin":   viaF64("math.Sin"), "cos": viaF64("math.Cos"), "tan": viaF64("math.Tan"),
 	"asin": viaF64("math.Asin"), "acos": viaF64("math.Acos"), "atan": viaF64("math.Atan"),
 	"sinh": viaF64("math.Sinh"), "cosh": viaF64("math.Cosh"), "tanh": {f32: "rt.TanhF32(%[1]s)", f64: "math.Tanh(%[1]s)"},
 	"asinh": viaF64("math.Asinh"), "acosh": viaF64("math.Acosh"), "atanh": viaF64("math.Atanh"),
-	"sigmoid": viaF64("rt.Sigmoid"), "erf": viaF64("math.Erf"), "erfc": viaF64("math.Erfc"),
+	"sigmoid": {f32: "rt.SigmoidF32(%[1]s)", f64: "rt.Sigmoid(%[1]s)"}, "erf": viaF64("math.Erf"), "erfc": viaF64("math.Erfc"),
 	"erfinv": viaF64("math.Erfinv"), "lgamma": viaF64("rt.Lgamma"), "frac": viaF64("rt.Frac"),
 	"floor":       with(viaF64("math.Floor"), func(f *fnImpl) { f.i64, f.b = "%[1]s", "%[1]s" }),
 	"ceil":        with(viaF64("math.Ceil"), func(f *fnImpl) { f.i64, f.b = "%[1]s", "%[1]s" }),

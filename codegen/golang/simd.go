@@ -42,16 +42,20 @@ type simdFn struct {
 }
 
 var simdFns = map[string]simdFn{
-	"add":     {tmpl: "%[1]s.Add(%[2]s)"},
-	"sub":     {tmpl: "%[1]s.Sub(%[2]s)"},
-	"mul":     {tmpl: "%[1]s.Mul(%[2]s)"},
-	"truediv": {tmpl: "%[1]s.Div(%[2]s)"},
-	"neg":     {tmpl: negLanes("%[1]s")},
-	"abs":     {tmpl: absLanes("%[1]s")},
-	"maximum": {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)", expand: (*simdLoop).maxLanes},
-	"minimum": {tmpl: "rt.MinF32x8(%[1]s, %[2]s)", expand: (*simdLoop).minLanes},
-	"exp":     {tmpl: "rt.ExpF32x8(%[1]s, sign)", expand: (*simdLoop).expLanes},
-	"tanh":    {tmpl: "rt.TanhF32x8(%[1]s, sign)", expand: (*simdLoop).tanhLanes},
+	"add":        {tmpl: "%[1]s.Add(%[2]s)"},
+	"sub":        {tmpl: "%[1]s.Sub(%[2]s)"},
+	"mul":        {tmpl: "%[1]s.Mul(%[2]s)"},
+	"truediv":    {tmpl: "%[1]s.Div(%[2]s)"},
+	"neg":        {tmpl: negLanes("%[1]s")},
+	"abs":        {tmpl: absLanes("%[1]s")},
+	"maximum":    {tmpl: "rt.MaxF32x8(%[1]s, %[2]s, sign)", expand: (*simdLoop).maxLanes},
+	"minimum":    {tmpl: "rt.MinF32x8(%[1]s, %[2]s)", expand: (*simdLoop).minLanes},
+	"exp":        {tmpl: "rt.ExpF32x8(%[1]s, sign)", expand: (*simdLoop).expLanes},
+	"tanh":       {tmpl: "rt.TanhF32x8(%[1]s, sign)", expand: (*simdLoop).tanhLanes},
+	"sqrt":       {tmpl: "%[1]s.Sqrt()"}, // VSQRTPS: correctly rounded, as the scalar loop
+	"reciprocal": {tmpl: "rt.Reciprocal", expand: (*simdLoop).reciprocalLanes},
+	"rsqrt":      {tmpl: "rt.RsqrtF32", expand: (*simdLoop).rsqrtLanes},
+	"sigmoid":    {tmpl: "rt.SigmoidF32", expand: (*simdLoop).sigmoidLanes},
 	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
 	"eq":    {tmpl: "%[1]s.Equal(%[2]s)", mask: true},
 	"ne":    {tmpl: "%[1]s.NotEqual(%[2]s)", mask: true},

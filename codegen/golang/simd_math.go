@@ -116,3 +116,22 @@ func (l *simdLoop) maxLanes(dst string, args []string) {
 	l.minLanes(p+"m", []string{negLanes(args[0]), negLanes(args[1])})
 	l.body.line("%s := %s", dst, negLanes(p+"m"))
 }
+
+// reciprocalLanes, rsqrtLanes and sigmoidLanes write 1/x, 1/√x and
+// 1/(1+e^-x) into dst on the lanes, rt.Reciprocal's (through float64, the
+// same as one float32 division), rt.RsqrtF32's and rt.SigmoidF32's steps.
+func (l *simdLoop) reciprocalLanes(dst string, args []string) {
+	l.body.line("%s := %s.Div(%s)", dst, l.lanesConst("One", "1"), args[0])
+}
+
+func (l *simdLoop) rsqrtLanes(dst string, args []string) {
+	l.body.line("%s := %s.Div(%s.Sqrt())", dst, l.lanesConst("One", "1"), args[0])
+}
+
+func (l *simdLoop) sigmoidLanes(dst string, args []string) {
+	l.sign = true
+	p := dst + "_"
+	l.expLanes(p+"e", []string{negLanes(args[0])})
+	one := l.lanesConst("One", "1")
+	l.body.line("%s := %s.Div(%s.Add(%se))", dst, one, one, p)
+}

@@ -67,12 +67,18 @@ var simdOps = []string{
 	"sq = torch.ops.aten.pow.Tensor_Scalar(x, 2)",
 	"exp_1 = torch.ops.aten.exp.default(x)",
 	"tanh_1 = torch.ops.aten.tanh.default(x)",
+	"sqrt_1 = torch.ops.aten.sqrt.default(x)",
+	"recip = torch.ops.aten.reciprocal.default(x)",
+	"rsqrt_1 = torch.ops.aten.rsqrt.default(x)",
+	"sigmoid_1 = torch.ops.aten.sigmoid.default(x)",
 }
 
-// simdPolys are outputs computed by rt's float32 polynomials (exp, tanh),
-// which differ from interp's float64 functions by up to 1.5 ulp: they
-// must agree bit for bit across builds, and with interp within that.
-var simdPolys = map[string]bool{"exp_1": true, "tanh_1": true}
+// simdPolys are outputs computed by rt's float32 formulas (the exp and
+// tanh polynomials; rsqrt and sigmoid in float32 steps, as ATen's CPU
+// kernels), which differ from interp's float64 functions by up to 1.5
+// ulp: they must agree bit for bit across builds, and with interp within
+// that.
+var simdPolys = map[string]bool{"exp_1": true, "tanh_1": true, "rsqrt_1": true, "sigmoid_1": true}
 
 var simdCompares = []string{"eq", "ne", "lt", "le", "gt", "ge"}
 

@@ -101,6 +101,24 @@ def mlp(x, w1, b1, w2, b2):
     return F.linear(F.relu(F.linear(x, w1, b1)), w2, b2)
 
 
+# Session 14's held-out rows, written before kiln ran on them: a SwiGLU
+# gate (a llama MLP's), Adam's update, a column sum and a row variance.
+def silu_gate(x, y):
+    return F.silu(x) * y
+
+
+def adam_update(m, v):
+    return m / (torch.sqrt(v.abs()) + 1e-8)
+
+
+def sum_dim0(x):
+    return x.sum(0)
+
+
+def var_last(x):
+    return x.var(-1)
+
+
 # Issue 13's held-out graphs at the issue's own sizes (kernel counts only;
 # testdata/fusion/heldout_*.txtar hold the same graphs).
 def arange_select_mul():
@@ -128,6 +146,10 @@ PROGRAMS = [
     ("gelu(x + b)", gelu_bias, [(1024, 1024), (1024,)]),
     ("residual + layer_norm", residual_ln, [(1024, 1024), (1024, 1024), (1024,), (1024,)]),
     ("mlp (linear-relu-linear)", mlp, [(256, 512), (1024, 512), (1024,), (512, 1024), (512,)]),
+    ("silu(x) * y", silu_gate, [(1024, 1024), (1024, 1024)]),
+    ("m / (sqrt(|v|) + eps)", adam_update, [(1024, 1024), (1024, 1024)]),
+    ("sum over dim 0", sum_dim0, [(1024, 1024)]),
+    ("var over the last dim", var_last, [(1024, 1024)]),
 ]
 
 
