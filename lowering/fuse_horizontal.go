@@ -8,7 +8,12 @@ package lowering
 // kiln's row kernel stores grad·x̂ and Inductor, which recomputes it in the
 // column loop, fuses the two because both read grad. After scheduling,
 // each group whose reductions match the previous group's outer space and
-// touch nothing it writes joins it as further stages.
+// touch nothing it writes joins it as further stages. A group that reads
+// what the previous one writes joins it too when planMerge finds every
+// such read at the element stored in the same outer iteration (so it is
+// forwarded), as a vertical fusion would have: a loss's sum and a second
+// sum whose epilogue adds the loss (hit + loss) are one kernel, though
+// the greedy pass met the second sum before its epilogue read the loss.
 
 // joinIndependentReductions merges adjacent independent reduction groups
 // over the same outer space, in program order.
@@ -38,7 +43,8 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 	}
 	// a scan walks its range in order, one thread per row: a reduction
 	// joined to it would lose its vector lanes (codegen/golang simd)
-	if !independent(prev.k, g.k) || hasScanStage(prev.k) != hasScanStage(g.k) {
+	reads := readsOnly(prev.k, g.k)
+	if !reads && !independent(prev.k, g.k) || hasScanStage(prev.k) != hasScanStage(g.k) {
 		return false
 	}
 	_, writes := kernelAccesses(g.k)
@@ -46,8 +52,12 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 	if why != "" || pl.kind != caseAppend {
 		return false
 	}
-	s.remark("joined %s (%s) to %s (%s), which it shares no buffer with: %s",
-		g.founder, kernelOrigin(g.k), prev.founder, kernelOrigin(prev.k), pl.why)
+	how := "which it shares no buffer with"
+	if reads {
+		how = "whose results it reads where they are stored"
+	}
+	s.remark("joined %s (%s) to %s (%s), %s: %s",
+		g.founder, kernelOrigin(g.k), prev.founder, kernelOrigin(prev.k), how, pl.why)
 	members := g.members
 	s.merge(prev, g.k, pl)
 	// merge appended g's kernel as one member; it stands for all of g's.
@@ -63,6 +73,24 @@ func hasScanStage(k *Kernel) bool {
 			if in.Op == OpScan {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// readsOnly reports whether b depends on a only by reading what a writes:
+// b writes nothing a reads or writes, and reads something a writes.
+func readsOnly(a, b *Kernel) bool {
+	ar, aw := accessSets(a)
+	br, bw := accessSets(b)
+	for buf := range bw {
+		if ar[buf] || aw[buf] {
+			return false
+		}
+	}
+	for buf := range aw {
+		if br[buf] {
+			return true
 		}
 	}
 	return false

@@ -1,6 +1,8 @@
 package lowering
 
 import (
+	"slices"
+
 	"github.com/kiln-compiler/kiln/ir/sym"
 )
 
@@ -118,4 +120,43 @@ func composeRename(a, b map[string]sym.Expr) map[string]sym.Expr {
 		return nil
 	}
 	return out
+}
+
+// splitAppendPlan joins reduction c to g when their outer ranges are the
+// same elements in the same order, one side's ranges a split of the
+// other's: argmax over [2, 8] reduce [50] beside log_softmax over a
+// [16, 50] view of the same logits. The coarser side's loops split to the
+// finer side's sizes (x becomes 8·x0 + x1, exact without any floor
+// division), and c's stages are appended as over one outer space. A
+// serial group keeps its loops (serialResplit's reason).
+func splitAppendPlan(g, c *Kernel) (mergePlan, bool) {
+	if sp, ok := splitRanges(c.Outer, nil, g.Outer); ok && sym.EqualLists(sp.outer, g.Outer) {
+		return mergePlan{kind: caseAppend, cRename: sp.rename,
+			why: "reduction over the same outer space " + sizesString(g.Outer) + " (the consumer's loops split to the group's sizes)"}, true
+	}
+	if g.Serial {
+		return mergePlan{}, false
+	}
+	if sp, ok := splitRanges(g.Outer, nil, c.Outer); ok && sym.EqualLists(sp.outer, c.Outer) {
+		return mergePlan{kind: caseAppend, outer: sp.outer, gRename: sp.rename,
+			why: "reduction over the same outer space " + sizesString(c.Outer) + " (the group's loops split to the consumer's sizes)"}, true
+	}
+	return mergePlan{}, false
+}
+
+// splitGroup renames every stage of g's kernel to the split outer ranges
+// of pl (splitAppendPlan).
+func (g *group) splitGroup(pl mergePlan) {
+	for _, st := range g.k.Stages {
+		renameStageVars(st, pl.gRename)
+	}
+	g.k.Outer = slices.Clone(pl.outer)
+	clear(g.loads) // their indexes changed
+	for _, st := range g.k.Stages {
+		for _, in := range st.Body {
+			if in.Op == OpLoad {
+				g.noteLoad(st, in)
+			}
+		}
+	}
 }
