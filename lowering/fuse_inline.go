@@ -49,6 +49,8 @@ var plainFns = map[string]bool{
 	"add": true, "sub": true, "mul": true, "neg": true, "abs": true, "where": true,
 	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
 	"logical_and": true, "logical_or": true, "logical_not": true, "maximum": true, "minimum": true,
+	// a mask's & and | (HF's sdpa_mask: bitwise_and of bool tensors)
+	"bitwise_and": true, "bitwise_or": true, "bitwise_xor": true, "bitwise_not": true,
 }
 
 // inlineSite is one load of a producer's buffer.
@@ -68,28 +70,28 @@ func inlineCheap(p *Program) {
 			pinned[r.Buffer] = true
 		}
 	}
+	for _, k := range p.Kernels {
+		foldAffineIndices(k) // fuse_affine.go
+	}
 	ix := newAccessIndex(p)
 	arith := arithmeticOnly(p)
 	// Last producer first: once a consumer computes it, the producer's own
 	// producers are read from the consumer's space, where they may inline.
+	// A consumer whose gather became direct once an arange was inlined
+	// into it (pos[pos]) is visited again after the walk, and so are the
+	// producers it reads: it may be a cheap producer now, and they no
+	// longer feed an indirect access.
+	folded := map[*Kernel]bool{}
 	for i := len(p.Kernels) - 1; i >= 0; i-- {
-		k := p.Kernels[i]
-		b, st, ok := cheapProducer(k)
-		undo := func() {}
-		if !ok {
-			// A producer storing a permuted layout (neg of a transposed
-			// view) is the same kernel with its loops in storage order.
-			if undo, ok = loopsInStoreOrder(k); ok {
-				b, st, ok = cheapProducer(k)
+		inlineOrUnroll(p, ix, p.Kernels[i], pinned, arith, folded)
+	}
+	for len(folded) > 0 {
+		again := revisits(ix, folded)
+		folded = map[*Kernel]bool{}
+		for i := len(p.Kernels) - 1; i >= 0; i-- {
+			if k := p.Kernels[i]; again[k] && !ix.gone[k] {
+				inlineOrUnroll(p, ix, k, pinned, arith, folded)
 			}
-		}
-		if !ok {
-			undo()
-			unrollSmallReduction(p, ix, k, pinned) // fuse_inline_unroll.go
-			continue
-		}
-		if !inlineProducer(p, ix, k, b, st, pinned, arith) {
-			undo()
 		}
 	}
 	// Dropped at once: a delete per producer moved the rest of the program
@@ -97,9 +99,50 @@ func inlineCheap(p *Program) {
 	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return ix.gone[k] })
 }
 
+// revisits are the folded kernels and the writers of what they read.
+func revisits(ix *accessIndex, folded map[*Kernel]bool) map[*Kernel]bool {
+	again := map[*Kernel]bool{}
+	for k := range folded {
+		again[k] = true
+		for _, st := range k.Stages {
+			for _, in := range st.Body {
+				if in.Op == OpLoad {
+					for _, w := range ix.writers.list[in.Access.Buffer] {
+						again[w] = true
+					}
+				}
+			}
+		}
+	}
+	return again
+}
+
+// inlineOrUnroll inlines k where it is a cheap producer, or unrolls it
+// where it is a small reduction. Consumers whose indices fold once k is
+// inlined into them are added to folded (when not nil).
+func inlineOrUnroll(p *Program, ix *accessIndex, k *Kernel, pinned, arith map[*Buffer]bool, folded map[*Kernel]bool) {
+	b, st, ok := cheapProducer(k)
+	undo := func() {}
+	if !ok {
+		// A producer storing a permuted layout (neg of a transposed
+		// view) is the same kernel with its loops in storage order.
+		if undo, ok = loopsInStoreOrder(k); ok {
+			b, st, ok = cheapProducer(k)
+		}
+	}
+	if !ok {
+		undo()
+		unrollSmallReduction(p, ix, k, pinned) // fuse_inline_unroll.go
+		return
+	}
+	if !inlineProducer(p, ix, k, b, st, pinned, arith, folded) {
+		undo()
+	}
+}
+
 // inlineProducer inlines producer k (buffer b, store st) where inlineSites
 // allows and reports whether it did anywhere.
-func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr, pinned, arith map[*Buffer]bool) bool {
+func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr, pinned, arith map[*Buffer]bool, folded map[*Kernel]bool) bool {
 	{
 		if b.Kind != BufIntermediate || pinned[b] {
 			return false
@@ -124,6 +167,11 @@ func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr
 			into = append(into, s.k.Name)
 		}
 		into = slices.Compact(into)
+		for _, s := range sites { // after every site: folding drops instructions
+			if foldAffineIndices(s.k) && folded != nil {
+				folded[s.k] = true
+			}
+		}
 		p.Remarks = append(p.Remarks, fmt.Sprintf("inlined %s (%s) into %v: a cheap pointwise producer read over another iteration space",
 			k.Name, kernelOrigin(k), into))
 		if len(sites) == all {
