@@ -272,8 +272,9 @@ func arithmeticOnly(p *Program) map[*Buffer]bool {
 }
 
 // cheapProducer: k is one outer-level stage with one direct store of a
-// row-major buffer of its own space, no reduce, check or indirect access,
-// and a small body.
+// row-major buffer of its own space, no reduce, and a small body. It may
+// gather (a load through an index read from a tensor, checked first):
+// inlineRefusal keeps its checks where every element is read.
 func cheapProducer(k *Kernel) (*Buffer, *Instr, bool) {
 	if k.Extern != nil || k.Serial || len(k.Stages) != 1 || len(k.Stages[0].Reduce) > 0 {
 		return nil, nil, false
@@ -282,9 +283,9 @@ func cheapProducer(k *Kernel) (*Buffer, *Instr, bool) {
 	loads := 0
 	for _, in := range k.Stages[0].Body {
 		switch {
-		case in.Op == OpCheck || in.Op == OpReduce:
+		case in.Op == OpReduce || in.Op == OpScan:
 			return nil, nil, false
-		case in.Access != nil && len(in.Access.Indirect) > 0:
+		case in.Op == OpStore && len(in.Access.Indirect) > 0:
 			return nil, nil, false
 		case in.Op == OpLoad:
 			loads++
@@ -505,13 +506,58 @@ func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
 // inlineRefusal says why the load ld of a producer's buffer in stage s of
 // k is not replaced by the producer's body, or "".
 func inlineRefusal(ix *accessIndex, prod, k *Kernel, s *Stage, ld *Instr, unrolled bool) string {
+	gather := gathers(prod)
 	switch {
-	case len(s.Reduce) > 0 && !unrolled && !noMoreThanOnce(prod, k, s):
+	case len(s.Reduce) > 0 && !unrolled && !gather && !noMoreThanOnce(prod, k, s):
 		return "inside a reduction loop, which runs over more elements than the producer stores"
-	case namedIndirect(k, ld):
+	case namedIndirect(k, ld) && (unrolled || !gather):
 		return "as an indirect index"
+	case hasChecks(prod) && !readsEveryElement(ix.memo.at(prod, inlineSite{k, s, ld}), prod, k, s):
+		return "at some of its elements, and it checks indices (an unread element's bad index must still raise)"
 	}
 	return ix.recomputeRefusal(prod, k)
+}
+
+// gathers: prod loads through an index it reads from a tensor (an
+// embedding row, a gathered token type id). Inlined, the gather costs the
+// consumer a load more per read, as the realized buffer's load did, so it
+// inlines inside a reduction loop whatever the loop's length and where
+// its value is itself an index, as Inductor inlines an embedding into a
+// LayerNorm.
+func gathers(prod *Kernel) bool {
+	return slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool {
+		return in.Op == OpLoad && len(in.Access.Indirect) > 0
+	})
+}
+
+func hasChecks(prod *Kernel) bool {
+	return slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool { return in.Op == OpCheck })
+}
+
+// readsEveryElement: at the site, each of the producer's loop variables
+// is a distinct loop variable of the consumer over the same size (or the
+// producer's range is 1), so the consumer reads, and checks, every
+// element the producer would have.
+func readsEveryElement(at *producerAt, prod, k *Kernel, s *Stage) bool {
+	sizes := map[string]sym.Expr{}
+	for i, e := range k.Outer {
+		sizes[OuterVar(i)] = e
+	}
+	for i, e := range s.Reduce {
+		sizes[ReduceVar(i)] = e
+	}
+	seen := map[string]bool{}
+	for i, size := range prod.Outer {
+		if isUnitSize(size) {
+			continue
+		}
+		e := at.vars[OuterVar(i)]
+		if !e.IsSymbol() || seen[e.Name()] || !sym.Equal(sizes[e.Name()], size) {
+			return false
+		}
+		seen[e.Name()] = true
+	}
+	return true
 }
 
 // noMoreThanOnce: stage s of k runs no more iterations (outer × reduce)
@@ -618,8 +664,26 @@ func inlineAt(prod *Kernel, st *Instr, s inlineSite, at *producerAt) {
 					in.Args[i] = v
 				}
 			}
+			if in.Access != nil && slices.Contains(in.Access.Indirect, s.ld) { // the load was an index (a gathered one)
+				renameIndirect(in.Access, map[*Instr]*Instr{s.ld: v})
+			}
 		}
 	}
+}
+
+// renameIndirect points access a's indirect values at their replacements
+// in m, the "tmp<ID>" symbols of its index along; the list is copied (an
+// access may share it with another).
+func renameIndirect(a *Access, m map[*Instr]*Instr) {
+	names := map[string]sym.Expr{}
+	a.Indirect = slices.Clone(a.Indirect)
+	for i, t := range a.Indirect {
+		if r, ok := m[t]; ok {
+			names["tmp"+itoa(t.ID)] = sym.Symbol("tmp" + itoa(r.ID))
+			a.Indirect[i] = r
+		}
+	}
+	a.Index = a.Index.Subst(names)
 }
 
 // nextInstrID is an instruction ID k does not use yet.
@@ -648,6 +712,9 @@ func cloneMoved(in *Instr, clones map[*Instr]*Instr, move func(sym.Expr) sym.Exp
 		a := *in.Access
 		a.Index = move(a.Index)
 		c.Access = &a
+		if len(a.Indirect) > 0 { // a gather: its index values are clones too
+			renameIndirect(c.Access, clones)
+		}
 	case OpIndex:
 		c.Expr = move(in.Expr)
 	}
