@@ -1,5 +1,11 @@
 package lowering
 
+import (
+	"slices"
+
+	"github.com/kiln-compiler/kiln/ir/sym"
+)
+
 // Horizontal fusion of independent reductions. Fusion follows data: a
 // kernel joins a group that writes what it reads or reads what it reads.
 // Two reductions over one outer space that share no buffer stay apart,
@@ -16,20 +22,75 @@ package lowering
 // the greedy pass met the second sum before its epilogue read the loss.
 
 // joinIndependentReductions merges adjacent independent reduction groups
-// over the same outer space, in program order.
+// over the same outer space, in program order. A group that cannot join
+// the one before it may join an earlier one that can sink to it: one of
+// the maxSinkPast groups before it, independent of every group between
+// (a norm backward's column sums, met before the row kernel whose
+// dropout gradient another column sum reads: whichever order the greedy
+// pass placed them in, the column sums end up one kernel).
 func (s *scheduler) joinIndependentReductions() {
 	if len(s.groups) < 2 {
 		return
 	}
-	kept := s.groups[:1]
+	kept := make([]*group, 0, len(s.groups))
+	kept = append(kept, s.groups[0])
 	for _, g := range s.groups[1:] {
 		if s.joinIndependently(kept[len(kept)-1], g) {
 			continue
 		}
-		g.idx = len(kept)
+		if j := s.sinkAndJoin(kept, g); j >= 0 {
+			h := kept[j] // it now runs where g ran
+			kept = append(slices.Delete(kept, j, j+1), h)
+			continue
+		}
 		kept = append(kept, g)
 	}
+	for i, g := range kept {
+		g.idx = i
+	}
 	s.groups = kept
+}
+
+// sinkAndJoin finds an earlier group, at most maxSinkPast back, that is
+// independent of every group after it (so it may run later, where g
+// runs) and that g joins; its index in kept, or -1.
+func (s *scheduler) sinkAndJoin(kept []*group, g *group) int {
+	if !reductionGroup(g.k) {
+		return -1
+	}
+	type sets struct{ r, w map[*Buffer]bool }
+	var after []sets // the groups after kept[j], nearest first
+	for j := len(kept) - 2; j >= 0 && j >= len(kept)-1-maxSinkPast; j-- {
+		r, w := accessSets(kept[j+1].k)
+		after = append(after, sets{r, w})
+		h := kept[j]
+		if !reductionGroup(h.k) || !sym.Equal(product(h.k.Outer), product(g.k.Outer)) {
+			continue // planMerge would refuse: no split makes the outer spaces one
+		}
+		hr, hw := accessSets(h.k)
+		free := !slices.ContainsFunc(after, func(m sets) bool { return touches(hw, m.r) || touches(hw, m.w) || touches(m.w, hr) })
+		if free && s.joinIndependently(h, g) {
+			s.remark("%s (%s) runs after the %d group(s) that followed it, which do not touch what it does, so that %s joined it",
+				h.founder, kernelOrigin(h.k), len(kept)-1-j, g.founder)
+			return j
+		}
+	}
+	return -1
+}
+
+// touches: some buffer of a is in b.
+func touches(a, b map[*Buffer]bool) bool {
+	for buf := range a {
+		if b[buf] {
+			return true
+		}
+	}
+	return false
+}
+
+// reductionGroup: k may take part in a horizontal join.
+func reductionGroup(k *Kernel) bool {
+	return k.Extern == nil && !k.Serial && !allOuterLevel(k)
 }
 
 // joinIndependently merges group g into prev, the group before it, when
