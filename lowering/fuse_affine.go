@@ -23,8 +23,8 @@ import (
 // drops the checks and instructions that no longer serve, and reports
 // whether it changed anything.
 func foldAffineIndices(k *Kernel) bool {
-	if k.Extern != nil {
-		return false
+	if k.Extern != nil || !hasIndirect(k) {
+		return false // most kernels: nothing to fold, and no maps built
 	}
 	changed := false
 	val := map[*Instr]sym.Expr{}
@@ -53,6 +53,19 @@ func foldAffineIndices(k *Kernel) bool {
 		dropDeadInstrs(k)
 	}
 	return changed
+}
+
+// hasIndirect: some access of k goes through an index read from a
+// tensor, or some check guards one.
+func hasIndirect(k *Kernel) bool {
+	for _, st := range k.Stages {
+		for _, in := range st.Body {
+			if in.Op == OpCheck || in.Access != nil && len(in.Access.Indirect) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // affineValue is in's value as an index expression over loop variables,

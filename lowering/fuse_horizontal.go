@@ -32,6 +32,8 @@ func (s *scheduler) joinIndependentReductions() {
 	if len(s.groups) < 2 {
 		return
 	}
+	s.sets = map[*Kernel]bufferSets{}
+	defer func() { s.sets = nil }()
 	kept := make([]*group, 0, len(s.groups))
 	kept = append(kept, s.groups[0])
 	for _, g := range s.groups[1:] {
@@ -58,17 +60,16 @@ func (s *scheduler) sinkAndJoin(kept []*group, g *group) int {
 	if !reductionGroup(g.k) {
 		return -1
 	}
-	type sets struct{ r, w map[*Buffer]bool }
-	var after []sets // the groups after kept[j], nearest first
 	for j := len(kept) - 2; j >= 0 && j >= len(kept)-1-maxSinkPast; j-- {
-		r, w := accessSets(kept[j+1].k)
-		after = append(after, sets{r, w})
 		h := kept[j]
 		if !reductionGroup(h.k) || !sym.Equal(product(h.k.Outer), product(g.k.Outer)) {
 			continue // planMerge would refuse: no split makes the outer spaces one
 		}
-		hr, hw := accessSets(h.k)
-		free := !slices.ContainsFunc(after, func(m sets) bool { return touches(hw, m.r) || touches(hw, m.w) || touches(m.w, hr) })
+		hs := s.setsOf(h.k)
+		free := !slices.ContainsFunc(kept[j+1:], func(m *group) bool {
+			ms := s.setsOf(m.k)
+			return touches(hs.w, ms.r) || touches(hs.w, ms.w) || touches(ms.w, hs.r)
+		})
 		if free && s.joinIndependently(h, g) {
 			s.remark("%s (%s) runs after the %d group(s) that followed it, which do not touch what it does, so that %s joined it",
 				h.founder, kernelOrigin(h.k), len(kept)-1-j, g.founder)
@@ -102,10 +103,13 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 			return false
 		}
 	}
+	if !sym.Equal(product(prev.k.Outer), product(g.k.Outer)) {
+		return false // planMerge would refuse: no split makes the outer spaces one
+	}
 	// a scan walks its range in order, one thread per row: a reduction
 	// joined to it would lose its vector lanes (codegen/golang simd)
-	reads := readsOnly(prev.k, g.k)
-	if !reads && !independent(prev.k, g.k) || hasScanStage(prev.k) != hasScanStage(g.k) {
+	indep, reads := dependence(s.setsOf(prev.k), s.setsOf(g.k))
+	if !reads && !indep || hasScanStage(prev.k) != hasScanStage(g.k) {
 		return false
 	}
 	_, writes := kernelAccesses(g.k)
@@ -121,6 +125,7 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 		g.founder, kernelOrigin(g.k), prev.founder, kernelOrigin(prev.k), how, pl.why)
 	members := g.members
 	s.merge(prev, g.k, pl)
+	delete(s.sets, prev.k) // it reads and writes g's buffers now
 	// merge appended g's kernel as one member; it stands for all of g's.
 	prev.members = append(prev.members[:len(prev.members)-1], members...)
 	s.stats.Fusions++
@@ -139,20 +144,30 @@ func hasScanStage(k *Kernel) bool {
 	return false
 }
 
-// readsOnly reports whether b depends on a only by reading what a writes:
-// b writes nothing a reads or writes, and reads something a writes.
-func readsOnly(a, b *Kernel) bool {
-	ar, aw := accessSets(a)
-	br, bw := accessSets(b)
-	for buf := range bw {
-		if ar[buf] || aw[buf] {
-			return false
-		}
+// bufferSets are the buffers a kernel reads and writes.
+type bufferSets struct{ r, w map[*Buffer]bool }
+
+// setsOf is k's buffer sets, kept while the horizontal joins run (a
+// group's kernel changes only when it takes another: join deletes it).
+func (s *scheduler) setsOf(k *Kernel) bufferSets {
+	if bs, ok := s.sets[k]; ok {
+		return bs
 	}
-	for buf := range aw {
-		if br[buf] {
-			return true
-		}
+	r, w := accessSets(k)
+	bs := bufferSets{r, w}
+	if s.sets != nil {
+		s.sets[k] = bs
 	}
-	return false
+	return bs
+}
+
+// dependence says how b, after a, depends on a: not at all (neither
+// writes what the other touches), or only by reading what a writes (b
+// writes nothing a reads or writes).
+func dependence(a, b bufferSets) (independent, readsOnly bool) {
+	if touches(b.w, a.r) || touches(b.w, a.w) {
+		return false, false
+	}
+	reads := touches(a.w, b.r)
+	return !reads, reads
 }
