@@ -49,6 +49,8 @@ var plainFns = map[string]bool{
 	"add": true, "sub": true, "mul": true, "neg": true, "abs": true, "where": true,
 	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
 	"logical_and": true, "logical_or": true, "logical_not": true, "maximum": true, "minimum": true,
+	// a mask's & and | (HF's sdpa_mask: bitwise_and of bool tensors)
+	"bitwise_and": true, "bitwise_or": true, "bitwise_xor": true, "bitwise_not": true,
 }
 
 // inlineSite is one load of a producer's buffer.
@@ -68,28 +70,28 @@ func inlineCheap(p *Program) {
 			pinned[r.Buffer] = true
 		}
 	}
+	for _, k := range p.Kernels {
+		foldAffineIndices(k) // fuse_affine.go
+	}
 	ix := newAccessIndex(p)
 	arith := arithmeticOnly(p)
 	// Last producer first: once a consumer computes it, the producer's own
 	// producers are read from the consumer's space, where they may inline.
+	// A consumer whose gather became direct once an arange was inlined
+	// into it (pos[pos]) is visited again after the walk, and so are the
+	// producers it reads: it may be a cheap producer now, and they no
+	// longer feed an indirect access.
+	folded := map[*Kernel]bool{}
 	for i := len(p.Kernels) - 1; i >= 0; i-- {
-		k := p.Kernels[i]
-		b, st, ok := cheapProducer(k)
-		undo := func() {}
-		if !ok {
-			// A producer storing a permuted layout (neg of a transposed
-			// view) is the same kernel with its loops in storage order.
-			if undo, ok = loopsInStoreOrder(k); ok {
-				b, st, ok = cheapProducer(k)
+		inlineOrUnroll(p, ix, p.Kernels[i], pinned, arith, folded)
+	}
+	for len(folded) > 0 {
+		again := revisits(ix, folded)
+		folded = map[*Kernel]bool{}
+		for i := len(p.Kernels) - 1; i >= 0; i-- {
+			if k := p.Kernels[i]; again[k] && !ix.gone[k] {
+				inlineOrUnroll(p, ix, k, pinned, arith, folded)
 			}
-		}
-		if !ok {
-			undo()
-			unrollSmallReduction(p, ix, k, pinned) // fuse_inline_unroll.go
-			continue
-		}
-		if !inlineProducer(p, ix, k, b, st, pinned, arith) {
-			undo()
 		}
 	}
 	// Dropped at once: a delete per producer moved the rest of the program
@@ -97,9 +99,50 @@ func inlineCheap(p *Program) {
 	p.Kernels = slices.DeleteFunc(p.Kernels, func(k *Kernel) bool { return ix.gone[k] })
 }
 
+// revisits are the folded kernels and the writers of what they read.
+func revisits(ix *accessIndex, folded map[*Kernel]bool) map[*Kernel]bool {
+	again := map[*Kernel]bool{}
+	for k := range folded {
+		again[k] = true
+		for _, st := range k.Stages {
+			for _, in := range st.Body {
+				if in.Op == OpLoad {
+					for _, w := range ix.writers.list[in.Access.Buffer] {
+						again[w] = true
+					}
+				}
+			}
+		}
+	}
+	return again
+}
+
+// inlineOrUnroll inlines k where it is a cheap producer, or unrolls it
+// where it is a small reduction. Consumers whose indices fold once k is
+// inlined into them are added to folded (when not nil).
+func inlineOrUnroll(p *Program, ix *accessIndex, k *Kernel, pinned, arith map[*Buffer]bool, folded map[*Kernel]bool) {
+	b, st, ok := cheapProducer(k)
+	undo := func() {}
+	if !ok {
+		// A producer storing a permuted layout (neg of a transposed
+		// view) is the same kernel with its loops in storage order.
+		if undo, ok = loopsInStoreOrder(k); ok {
+			b, st, ok = cheapProducer(k)
+		}
+	}
+	if !ok {
+		undo()
+		unrollSmallReduction(p, ix, k, pinned) // fuse_inline_unroll.go
+		return
+	}
+	if !inlineProducer(p, ix, k, b, st, pinned, arith, folded) {
+		undo()
+	}
+}
+
 // inlineProducer inlines producer k (buffer b, store st) where inlineSites
 // allows and reports whether it did anywhere.
-func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr, pinned, arith map[*Buffer]bool) bool {
+func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr, pinned, arith map[*Buffer]bool, folded map[*Kernel]bool) bool {
 	{
 		if b.Kind != BufIntermediate || pinned[b] {
 			return false
@@ -124,6 +167,11 @@ func inlineProducer(p *Program, ix *accessIndex, k *Kernel, b *Buffer, st *Instr
 			into = append(into, s.k.Name)
 		}
 		into = slices.Compact(into)
+		for _, s := range sites { // after every site: folding drops instructions
+			if foldAffineIndices(s.k) && folded != nil {
+				folded[s.k] = true
+			}
+		}
 		p.Remarks = append(p.Remarks, fmt.Sprintf("inlined %s (%s) into %v: a cheap pointwise producer read over another iteration space",
 			k.Name, kernelOrigin(k), into))
 		if len(sites) == all {
@@ -224,8 +272,9 @@ func arithmeticOnly(p *Program) map[*Buffer]bool {
 }
 
 // cheapProducer: k is one outer-level stage with one direct store of a
-// row-major buffer of its own space, no reduce, check or indirect access,
-// and a small body.
+// row-major buffer of its own space, no reduce, and a small body. It may
+// gather (a load through an index read from a tensor, checked first):
+// inlineRefusal keeps its checks where every element is read.
 func cheapProducer(k *Kernel) (*Buffer, *Instr, bool) {
 	if k.Extern != nil || k.Serial || len(k.Stages) != 1 || len(k.Stages[0].Reduce) > 0 {
 		return nil, nil, false
@@ -234,9 +283,9 @@ func cheapProducer(k *Kernel) (*Buffer, *Instr, bool) {
 	loads := 0
 	for _, in := range k.Stages[0].Body {
 		switch {
-		case in.Op == OpCheck || in.Op == OpReduce:
+		case in.Op == OpReduce || in.Op == OpScan:
 			return nil, nil, false
-		case in.Access != nil && len(in.Access.Indirect) > 0:
+		case in.Op == OpStore && len(in.Access.Indirect) > 0:
 			return nil, nil, false
 		case in.Op == OpLoad:
 			loads++
@@ -457,13 +506,58 @@ func (ix *accessIndex) touching(b *Buffer, reads map[*Buffer]bool) []*Kernel {
 // inlineRefusal says why the load ld of a producer's buffer in stage s of
 // k is not replaced by the producer's body, or "".
 func inlineRefusal(ix *accessIndex, prod, k *Kernel, s *Stage, ld *Instr, unrolled bool) string {
+	gather := gathers(prod)
 	switch {
-	case len(s.Reduce) > 0 && !unrolled && !noMoreThanOnce(prod, k, s):
+	case len(s.Reduce) > 0 && !unrolled && !gather && !noMoreThanOnce(prod, k, s):
 		return "inside a reduction loop, which runs over more elements than the producer stores"
-	case namedIndirect(k, ld):
+	case namedIndirect(k, ld) && (unrolled || !gather):
 		return "as an indirect index"
+	case hasChecks(prod) && !readsEveryElement(ix.memo.at(prod, inlineSite{k, s, ld}), prod, k, s):
+		return "at some of its elements, and it checks indices (an unread element's bad index must still raise)"
 	}
 	return ix.recomputeRefusal(prod, k)
+}
+
+// gathers: prod loads through an index it reads from a tensor (an
+// embedding row, a gathered token type id). Inlined, the gather costs the
+// consumer a load more per read, as the realized buffer's load did, so it
+// inlines inside a reduction loop whatever the loop's length and where
+// its value is itself an index, as Inductor inlines an embedding into a
+// LayerNorm.
+func gathers(prod *Kernel) bool {
+	return slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool {
+		return in.Op == OpLoad && len(in.Access.Indirect) > 0
+	})
+}
+
+func hasChecks(prod *Kernel) bool {
+	return slices.ContainsFunc(prod.Stages[0].Body, func(in *Instr) bool { return in.Op == OpCheck })
+}
+
+// readsEveryElement: at the site, each of the producer's loop variables
+// is a distinct loop variable of the consumer over the same size (or the
+// producer's range is 1), so the consumer reads, and checks, every
+// element the producer would have.
+func readsEveryElement(at *producerAt, prod, k *Kernel, s *Stage) bool {
+	sizes := map[string]sym.Expr{}
+	for i, e := range k.Outer {
+		sizes[OuterVar(i)] = e
+	}
+	for i, e := range s.Reduce {
+		sizes[ReduceVar(i)] = e
+	}
+	seen := map[string]bool{}
+	for i, size := range prod.Outer {
+		if isUnitSize(size) {
+			continue
+		}
+		e := at.vars[OuterVar(i)]
+		if !e.IsSymbol() || seen[e.Name()] || !sym.Equal(sizes[e.Name()], size) {
+			return false
+		}
+		seen[e.Name()] = true
+	}
+	return true
 }
 
 // noMoreThanOnce: stage s of k runs no more iterations (outer × reduce)
@@ -570,8 +664,26 @@ func inlineAt(prod *Kernel, st *Instr, s inlineSite, at *producerAt) {
 					in.Args[i] = v
 				}
 			}
+			if in.Access != nil && slices.Contains(in.Access.Indirect, s.ld) { // the load was an index (a gathered one)
+				renameIndirect(in.Access, map[*Instr]*Instr{s.ld: v})
+			}
 		}
 	}
+}
+
+// renameIndirect points access a's indirect values at their replacements
+// in m, the "tmp<ID>" symbols of its index along; the list is copied (an
+// access may share it with another).
+func renameIndirect(a *Access, m map[*Instr]*Instr) {
+	names := map[string]sym.Expr{}
+	a.Indirect = slices.Clone(a.Indirect)
+	for i, t := range a.Indirect {
+		if r, ok := m[t]; ok {
+			names["tmp"+itoa(t.ID)] = sym.Symbol("tmp" + itoa(r.ID))
+			a.Indirect[i] = r
+		}
+	}
+	a.Index = a.Index.Subst(names)
 }
 
 // nextInstrID is an instruction ID k does not use yet.
@@ -600,6 +712,9 @@ func cloneMoved(in *Instr, clones map[*Instr]*Instr, move func(sym.Expr) sym.Exp
 		a := *in.Access
 		a.Index = move(a.Index)
 		c.Access = &a
+		if len(a.Indirect) > 0 { // a gather: its index values are clones too
+			renameIndirect(c.Access, clones)
+		}
 	case OpIndex:
 		c.Expr = move(in.Expr)
 	}

@@ -153,6 +153,9 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 	if sym.EqualLists(c.Outer, g.Outer) {
 		return mergePlan{kind: caseAppend, why: "reduction over the same outer space " + space}, ""
 	}
+	if pl, ok := splitAppendPlan(g, c); ok {
+		return pl, ""
+	}
 	r, ok := sharedReduce(c)
 	if ok && allOuterLevel(g) && len(g.Stages) == 1 {
 		target := append(append([]sym.Expr{}, c.Outer...), r...)
@@ -648,7 +651,7 @@ func (s *scheduler) sameElement(g *group, c *Kernel, pl *mergePlan, b *Buffer) (
 	for _, st := range g.k.Stages {
 		for _, in := range st.Body {
 			if (in.Op == OpLoad || in.Op == OpStore) && in.Access.Buffer == b {
-				see(in.Access, in.Access.Index, st.Reduce)
+				see(in.Access, substVars(in.Access.Index, pl.gRename), st.Reduce)
 			}
 		}
 	}

@@ -28,6 +28,12 @@ func (s *scheduler) merge(g *group, c *Kernel, pl mergePlan) {
 			}
 		}
 	}
+	if pl.kind == caseAppend && pl.gRename != nil {
+		g.splitGroup(pl)
+	}
+	if pl.kind == caseAppend && (pl.gRename != nil || pl.cRename != nil) {
+		g.k.Vec = 1 // the innermost outer range changed: the proven width no longer describes it
+	}
 	for _, st := range c.Stages {
 		renameStageVars(st, pl.cRename)
 	}

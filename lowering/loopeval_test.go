@@ -317,15 +317,18 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 				lowering.ReduceMin: math.Inf(1), lowering.ReduceLogAddExp: math.Inf(-1)}[in.Reduce]
 		}
 	}
-	for _, p := range points(e.sizes(st.Reduce)) {
+	best := map[*lowering.Instr]float64{} // an arg reduction's value at acc
+	for step, p := range points(e.sizes(st.Reduce)) {
 		for i, v := range p {
 			vars[lowering.ReduceVar(i)] = v
 		}
 		for _, in := range st.Body {
-			switch in.Op {
-			case lowering.OpReduce:
+			switch {
+			case in.Op == lowering.OpReduce && (in.Reduce == lowering.ReduceArgMax || in.Reduce == lowering.ReduceArgMin):
+				argFold(in.Reduce, best, acc, in, vals[in.Args[0]], step)
+			case in.Op == lowering.OpReduce:
 				acc[in] = e.fold(in, acc[in], vals[in.Args[0]])
-			case lowering.OpScan:
+			case in.Op == lowering.OpScan:
 				// the running value, rounded at every step as codegen's
 				// accumulator register is
 				acc[in] = roundTo(in.DType, e.fold(in, acc[in], vals[in.Args[0]]))
@@ -339,6 +342,29 @@ func (e *loopEval) stage(st *lowering.Stage, vars map[string]int64, vals map[*lo
 		if in.Op == lowering.OpReduce {
 			vals[in] = roundTo(in.DType, v)
 		}
+	}
+}
+
+// argFold folds x at flat reduce position step into an argmax's or
+// argmin's running (value, position): the first extreme wins, NaN counts
+// as maximal (and minimal), as ATen's argmax and argmin compare.
+func argFold(op lowering.ReduceOp, best, acc map[*lowering.Instr]float64, in *lowering.Instr, x float64, step int) {
+	b, seen := best[in]
+	better := func() bool {
+		switch {
+		case !seen:
+			return true
+		case math.IsNaN(b):
+			return false
+		case math.IsNaN(x):
+			return true
+		case op == lowering.ReduceArgMax:
+			return x > b
+		}
+		return x < b
+	}
+	if better() {
+		best[in], acc[in] = x, float64(step)
 	}
 }
 

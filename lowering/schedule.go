@@ -188,6 +188,8 @@ type scheduler struct {
 	// indName is the stable symbol an indirect index instruction goes by
 	// while ids change; finish writes "tmp<ID>" back.
 	indName map[*Instr]string
+	// sets caches kernels' buffer sets during joinIndependentReductions.
+	sets map[*Kernel]bufferSets
 }
 
 func newScheduler(p *Program, opts FuseOptions, stats *FuseStats) *scheduler {

@@ -284,13 +284,33 @@ def sym_values(specs, ins):
     return [sizes[shape] if dt == "sym" else v for (_, dt, shape, _), v in zip(specs, ins)]
 
 
+# The value every symbolic size takes when nothing gives one: what kiln
+# run and interp use (interp.DefaultSymValue).
+DEFAULT_SYM = 8
+
+
+def sym_size(e, default=DEFAULT_SYM):
+    """A dim or stride of an annotation: an int, or a symbolic expression
+    ("s77", "8*s27", "s27*s77") evaluated with every symbol at default."""
+    if isinstance(e, int):
+        return e
+    env = {name: default for name in re.findall(r"\b[su]\d+\b", e)}
+    return int(eval(e, {"__builtins__": {}}, env))  # noqa: S307 (sympy's printout of a size)
+
+
 def make_inputs(specs):
     """Random inputs laid out as annotated: a stride-0 dim (a broadcast
     mask) repeats its values, as the generated code, which reads inputs
-    through the graph's strides, will see them."""
+    through the graph's strides, will see them. A Dynamo graph's Sym(sN)
+    parameter is an int, DEFAULT_SYM as every symbolic dim is."""
     g = torch.Generator().manual_seed(0)
     vals = []
     for name, dt, shape, strides in specs:
+        if dt == "sym":
+            vals.append(sym_size(shape))
+            continue
+        shape = [sym_size(d) for d in shape]
+        strides = [sym_size(d) for d in strides] if strides is not None else None
         t = DTYPES[dt]
         strides = strides if strides is not None and len(strides) == len(shape) else None
         n = 1 + sum((d - 1) * s for d, s in zip(shape, strides)) if strides and all(shape) else None

@@ -34,6 +34,16 @@ def test_make_inputs_repeats_stride_zero_dims():
     assert (m[0] == m[1]).all() and (m[:, :, :, 0:1] == m).all()
 
 
+def test_make_inputs_gives_symbolic_sizes_the_default():
+    src = ('class GraphModule(torch.nn.Module):\n    def forward(self, s77: "Sym(s77)", s27: "Sym(s27)", '
+           'L_x_: "f32[s77, s27, 8][8*s27, 8, 1]cpu"):\n        return (L_x_,)\n')
+    specs = judge.inputs_of(src)
+    n, m, x = judge.make_inputs(specs)
+    assert (n, m) == (judge.DEFAULT_SYM, judge.DEFAULT_SYM)
+    assert x.shape == (8, 8, 8) and x.stride() == (64, 8, 1)
+    assert judge.sym_values(specs, [None, None, x]) == [8, 8, x]
+
+
 def test_runnable_moves_to_cpu_and_computes_in_float64():
     src = ('class <lambda>(torch.nn.Module):\n    def forward(self, a: "f32[2][1]cuda:0"):\n'
            '        full: "f32[2][1]cuda:0" = torch.ops.aten.full.default([2], 1.5, dtype = torch.float32, '
