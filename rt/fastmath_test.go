@@ -83,6 +83,7 @@ func TestFastMathAccuracy(t *testing.T) {
 	}{
 		"exp":  {ExpF32, 1, 1},
 		"tanh": {TanhF32, 1.5, 1},
+		"erf":  {ErfF32, 1, 1},
 	}
 	for name, fn := range fns {
 		cs := cases[name]

@@ -48,7 +48,7 @@ var fnImpls = map[string]fnImpl{
 	"asin": viaF64("math.Asin"), "acos": viaF64("math.Acos"), "atan": viaF64("math.Atan"),
 	"sinh": viaF64("math.Sinh"), "cosh": viaF64("math.Cosh"), "tanh": {f32: "rt.TanhF32(%[1]s)", f64: "math.Tanh(%[1]s)"},
 	"asinh": viaF64("math.Asinh"), "acosh": viaF64("math.Acosh"), "atanh": viaF64("math.Atanh"),
-	"sigmoid": {f32: "rt.SigmoidF32(%[1]s)", f64: "rt.Sigmoid(%[1]s)"}, "erf": viaF64("math.Erf"), "erfc": viaF64("math.Erfc"),
+	"sigmoid": {f32: "rt.SigmoidF32(%[1]s)", f64: "rt.Sigmoid(%[1]s)"}, "erf": {f32: "rt.ErfF32(%[1]s)", f64: "math.Erf(%[1]s)"}, "erfc": viaF64("math.Erfc"),
 	"erfinv": viaF64("math.Erfinv"), "lgamma": viaF64("rt.Lgamma"), "frac": viaF64("rt.Frac"),
 	"floor":       with(viaF64("math.Floor"), func(f *fnImpl) { f.i64, f.b = "%[1]s", "%[1]s" }),
 	"ceil":        with(viaF64("math.Ceil"), func(f *fnImpl) { f.i64, f.b = "%[1]s", "%[1]s" }),

@@ -56,6 +56,7 @@ var simdFns = map[string]simdFn{
 	"reciprocal": {tmpl: "rt.Reciprocal", expand: (*simdLoop).reciprocalLanes},
 	"rsqrt":      {tmpl: "rt.RsqrtF32", expand: (*simdLoop).rsqrtLanes},
 	"sigmoid":    {tmpl: "rt.SigmoidF32", expand: (*simdLoop).sigmoidLanes},
+	"erf":        {tmpl: "rt.ErfF32", expand: (*simdLoop).erfLanes},
 	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
 	"eq":    {tmpl: "%[1]s.Equal(%[2]s)", mask: true},
 	"ne":    {tmpl: "%[1]s.NotEqual(%[2]s)", mask: true},

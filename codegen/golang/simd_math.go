@@ -135,3 +135,34 @@ func (l *simdLoop) sigmoidLanes(dst string, args []string) {
 	one := l.lanesConst("One", "1")
 	l.body.line("%s := %s.Div(%s.Add(%se))", dst, one, one, p)
 }
+
+// erfLanes writes erf x into dst on the lanes: both of rt.ErfF32's
+// branches, step for step, merged by |x| <= rt.ErfSmall, and the large
+// one's two polynomials merged by |x| < rt.ErfMid.
+func (l *simdLoop) erfLanes(dst string, args []string) {
+	l.sign = true
+	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
+	p := dst + "_"
+	b := &l.body
+	poly := func(v, y string, coeffs ...string) {
+		b.line("%s := %s.MulAdd(%s, %s)", v, k(coeffs[0]), y, k(coeffs[1]))
+		for _, c := range coeffs[2:] {
+			b.line("%s = %s.MulAdd(%s, %s)", v, v, y, k(c))
+		}
+	}
+	b.line("%sx := %s", p, args[0])
+	b.line("%sa := %s", p, absLanes(p+"x"))
+	b.line("%[1]sz := %[1]sx.Mul(%[1]sx)", p)
+	poly(p+"t", p+"z", "ErfT0", "ErfT1", "ErfT2", "ErfT3", "ErfT4", "ErfT5", "ErfT6m1")
+	b.line("%[1]ssmall := %[1]sx.MulAdd(%[1]st, %[1]sx)", p)
+	l.expLanes(p+"e", []string{negLanes(p + "z")})
+	one := l.lanesConst("One", "1")
+	b.line("%[1]sq := %[2]s.Div(%[1]sa)", p, one)
+	b.line("%[1]sy := %[1]sq.Mul(%[1]sq)", p)
+	poly(p+"p", p+"y", "ErfP0", "ErfP1", "ErfP2", "ErfP3", "ErfP4", "ErfP5", "ErfP6", "ErfP7", "ErfP8")
+	poly(p+"r", p+"y", "ErfR0", "ErfR1", "ErfR2", "ErfR3", "ErfR4", "ErfR5", "ErfR6", "ErfR7")
+	b.line("%[1]sp = %[1]sp.Merge(%[1]sr, %[1]sa.Less(%[2]s))", p, k("ErfMid"))
+	b.line("%[1]sbig := %[2]s.Sub(%[1]se.Mul(%[1]sq).Mul(%[1]sp)).AsUint32x8().Or(%[1]sx.AsUint32x8().And(sign)).AsFloat32x8()", p, one)
+	b.line("%[1]s := %[2]ssmall.Merge(%[2]sbig, %[2]sa.LessEqual(%[3]s))", dst, p, k("ErfSmall"))
+	b.line("%[1]s = %[2]sx.Merge(%[1]s, %[2]sx.IsNaN())", dst, p)
+}

@@ -71,14 +71,15 @@ var simdOps = []string{
 	"recip = torch.ops.aten.reciprocal.default(x)",
 	"rsqrt_1 = torch.ops.aten.rsqrt.default(x)",
 	"sigmoid_1 = torch.ops.aten.sigmoid.default(x)",
+	"erf_1 = torch.ops.aten.erf.default(x)",
 }
 
-// simdPolys are outputs computed by rt's float32 formulas (the exp and
-// tanh polynomials; rsqrt and sigmoid in float32 steps, as ATen's CPU
+// simdPolys are outputs computed by rt's float32 formulas (the exp, tanh
+// and erf polynomials; rsqrt and sigmoid in float32 steps, as ATen's CPU
 // kernels), which differ from interp's float64 functions by up to 1.5
 // ulp: they must agree bit for bit across builds, and with interp within
 // that.
-var simdPolys = map[string]bool{"exp_1": true, "tanh_1": true, "rsqrt_1": true, "sigmoid_1": true}
+var simdPolys = map[string]bool{"exp_1": true, "tanh_1": true, "rsqrt_1": true, "sigmoid_1": true, "erf_1": true}
 
 var simdCompares = []string{"eq", "ne", "lt", "le", "gt", "ge"}
 

@@ -1,4 +1,4 @@
-"""Reference values for rt's float32 exp and tanh (rt/fastmath.go).
+"""Reference values for rt's float32 exp, tanh and erf (rt/fastmath.go, rt/fasterf.go).
 
 Writes rt/testdata/fastmath.txt: for each function, inputs (float32 bits)
 with PyTorch's eager CPU result in float32 (its vectorised Sleef kernels,
@@ -25,6 +25,9 @@ def main():
         "exp": inputs(-104.0, 89.0, 1500, specials + [88.72, 88.7228, 88.73, -87.3, -87.34, -103.9, -103.98, -104.5]),
         "tanh": torch.cat([inputs(-10.0, 10.0, 1200, specials + [0.625, -0.625, 0.62, 0.63, 9.0, 20.0]),
                            inputs(-0.7, 0.7, 400, [])]),
+        "erf": torch.cat([inputs(-6.0, 6.0, 1200, specials + [1.0, -1.0, 0.99999994, 1.0000001, 2.0, -2.0,
+                                                             1.9999999, 2.0000002, 3.9, 9.0, -9.5]),
+                          inputs(-2.2, 2.2, 800, [])]),
     }
     for name, x in sets.items():
         f = getattr(torch, name)

@@ -102,7 +102,8 @@ def mlp(x, w1, b1, w2, b2):
 
 
 # Session 14's held-out rows, written before kiln ran on them: a SwiGLU
-# gate (a llama MLP's), Adam's update, a column sum and a row variance.
+# gate (a llama MLP's), Adam's update, a column sum, a row variance and
+# BERT's exact gelu.
 def silu_gate(x, y):
     return F.silu(x) * y
 
@@ -117,6 +118,10 @@ def sum_dim0(x):
 
 def var_last(x):
     return x.var(-1)
+
+
+def gelu_exact(x):
+    return F.gelu(x)
 
 
 # Issue 13's held-out graphs at the issue's own sizes (kernel counts only;
@@ -150,6 +155,7 @@ PROGRAMS = [
     ("m / (sqrt(|v|) + eps)", adam_update, [(1024, 1024), (1024, 1024)]),
     ("sum over dim 0", sum_dim0, [(1024, 1024)]),
     ("var over the last dim", var_last, [(1024, 1024)]),
+    ("gelu (erf)", gelu_exact, [(1024, 1024)]),
 ]
 
 
