@@ -306,8 +306,8 @@ func (g *kernelGen) simdRejectInstr(in *lowering.Instr, acc map[*lowering.Access
 			return "a constant that is not f32"
 		}
 	case lowering.OpCast:
-		if in.DType != ir.F32 || in.Args[0].DType != ir.F32 {
-			return "a cast"
+		if !laneCasts[[2]ir.DType{in.Args[0].DType, in.DType}] {
+			return "a cast from " + in.Args[0].DType.Abbr() + " to " + in.DType.Abbr()
 		}
 		return operandsAreVectors(in.Args, masks)
 	case lowering.OpReduce:
@@ -420,8 +420,8 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 		return nil
 	case lowering.OpConst:
 		l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := %s", name, broadcastF32(f32Lit(float32(in.Imm.Float))))})
-	case lowering.OpCast: // f32 to f32
-		l.body.line("%s := %s", name, l.ref(l.operand(in.Args[0])))
+	case lowering.OpCast:
+		l.castLanes(name, l.ref(l.operand(in.Args[0])), in.DType)
 	case lowering.OpCall:
 		e, expand, args, err := l.call(in)
 		if err != nil {

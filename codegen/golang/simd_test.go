@@ -105,6 +105,11 @@ func simdGraph() (src string, outputs []string) {
 		name, _, _ := strings.Cut(s, " ")
 		add(s, !simdTemps[name])
 	}
+	// bf16 values live in float32 registers: a cast to bf16 rounds the
+	// lanes' bits (castLanes), a cast back is nothing
+	lines = append(lines, fmt.Sprintf("        to_bf16: %s = torch.ops.aten._to_copy.default(x, dtype = torch.bfloat16)",
+		strings.Replace(ann, "f32", "bf16", 1)))
+	add("bf16_back = torch.ops.aten._to_copy.default(to_bf16, dtype = torch.float32)", true)
 	for _, cmp := range simdCompares {
 		boolAnn := strings.Replace(ann, "f32", "b8", 1)
 		lines = append(lines, fmt.Sprintf("        is_%s: %s = torch.ops.aten.%s.Tensor(x, y)", cmp, boolAnn, cmp))
@@ -199,7 +204,7 @@ func TestSIMDBitExact(t *testing.T) {
 	for _, op := range []string{".Add(", ".Sub(", ".Mul(", ".Div(", ".AsUint32x8().Xor(sign)", ".AsUint32x8().AndNot(sign)",
 		"_m_x.Min(", "_x.Min(", ".Merge(", ".Equal(", ".NotEqual(", ".Less(", ".LessEqual(", ".Greater(",
 		".GreaterEqual(", "archsimd.BroadcastFloat32x8(s", "_x := v57.AsUint32x8().Xor(sign)", ".ConvertToInt32(",
-		"func kernel0AVX512(", "_x.AsUint32x16().Or(", ".AsUint32x16().AndNot(sign)", ".ToBits() == 0", "_y.Scale("} {
+		"func kernel0AVX512(", "_x.AsUint32x16().Or(", ".AsUint32x16().AndNot(sign)", ".ToBits() == 0", "_y.Scale(", "kBF16Keep)", "kErfR7)", "kErfT6m1)"} {
 		assert.Contains(t, lanes, op, "lane operation %s is exercised", op)
 	}
 

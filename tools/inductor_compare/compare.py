@@ -102,8 +102,8 @@ def mlp(x, w1, b1, w2, b2):
 
 
 # Session 14's held-out rows, written before kiln ran on them: a SwiGLU
-# gate (a llama MLP's), Adam's update, a column sum, a row variance and
-# BERT's exact gelu.
+# gate (a llama MLP's), Adam's update, a column sum, a row variance, BERT's
+# exact gelu and arithmetic in bfloat16 (autocast's).
 def silu_gate(x, y):
     return F.silu(x) * y
 
@@ -122,6 +122,10 @@ def var_last(x):
 
 def gelu_exact(x):
     return F.gelu(x)
+
+
+def bf16_round_trip(x, y):
+    return (x.bfloat16() * y.bfloat16() + 1).float()
 
 
 # Issue 13's held-out graphs at the issue's own sizes (kernel counts only;
@@ -156,6 +160,7 @@ PROGRAMS = [
     ("sum over dim 0", sum_dim0, [(1024, 1024)]),
     ("var over the last dim", var_last, [(1024, 1024)]),
     ("gelu (erf)", gelu_exact, [(1024, 1024)]),
+    ("x * y + 1 in bf16", bf16_round_trip, [(1024, 1024), (1024, 1024)]),
 ]
 
 
