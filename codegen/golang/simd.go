@@ -668,12 +668,19 @@ func scalarParam(in *lowering.Instr) string { return fmt.Sprintf("sv%d", in.ID) 
 // writeHoisted writes what a lane function computes before its loops: the
 // sign mask when a stage needs it, then each hoisted value a body uses,
 // once (the column functions' two bodies hoist the same constants).
-func (l *simdLoop) writeHoisted(f *code) {
+func (l *simdLoop) writeHoisted(f *code) { l.writeHoistedBut(f, nil) }
+
+// writeHoistedBut is writeHoisted less the constants the body
+// broadcasts where it uses them (rematerialized).
+func (l *simdLoop) writeHoistedBut(f *code, remat map[string]string) {
 	if l.sign {
 		f.line("sign := rt.SignF32x8()")
 	}
 	seen := map[string]bool{}
 	for _, h := range l.hoist {
+		if _, ok := remat[h.name]; ok {
+			continue
+		}
 		if l.used[h.name] && !seen[h.name] {
 			seen[h.name] = true
 			f.line("%s", h.stmt)

@@ -78,8 +78,9 @@ func (l *simdLoop) writeLoops(f *code, w laneWidth, wide string) {
 		f.line("}")
 	}
 	l.writeReslices(f)
-	l.writeHoisted(f)
-	body := l.bodyAt(w)
+	remat := l.rematerialized()
+	l.writeHoistedBut(f, remat)
+	body := l.bodyAt(w, remat)
 	if len(l.vaccs) > 0 || strings.Count(body, "\n") >= unrollLines {
 		l.unrolledBody(f, w, body)
 	}
