@@ -71,6 +71,14 @@ func TestCoalesced(t *testing.T) {
         return (mul,)
 `,
 		outer: "for x0 < 4, x1 < 6:",
+	}, {
+		name: "a symbolic batch merges with its rows",
+		src: `class G(torch.nn.Module):
+    def forward(self, s0: "Sym(s0)", x: "f32[s0, 6][6, 1]cpu"):
+        mul: "f32[s0, 6][6, 1]cpu" = torch.ops.aten.mul.Tensor(x, 2)
+        return (mul,)
+`,
+		outer: "for x0 < 6*s0:",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := runChecked(t, tc.src, checkOpts{fuse: true, coalesce: true,
