@@ -88,6 +88,18 @@ func AnyInt32x16(x archsimd.Int32x16) bool {
 	return x.NotEqual(archsimd.BroadcastInt32x16(0)).ToBits() != 0
 }
 
+// StoreBF16x8 writes the bf16 values on x's lanes (each already rounded:
+// its low 16 bits zero) to dst[:8], the top half of each lane's bits. AVX2
+// has no narrowing store; the 16-lane loops use VPMOVDW instead.
+func StoreBF16x8(x archsimd.Float32x8, dst []uint16) {
+	var t [8]uint32
+	x.AsUint32x8().ShiftAllRight(16).Store(&t)
+	dst = dst[:8]
+	for j, u := range t {
+		dst[j] = uint16(u)
+	}
+}
+
 // SignF32x16, NegF32x16, MinF32x16 and MaxF32x16 are the 16-lane twins
 // of the 8-lane operations above, step for step (a wide column
 // reduction's exact max and min, respelled for 16 lanes, call them).

@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -239,8 +240,14 @@ func (g *kernelGen) newAVX2Loop(body []*lowering.Instr, acc map[*lowering.Access
 	g.lanes++
 	l := g.newSIMDLoop(name, body)
 	l.acc, l.contig = acc, contig
+	elem := map[string]string{}
+	for a, la := range acc {
+		if la.kind == accContig && a.DType == ir.BF16 {
+			elem[la.name] = "uint16" // bf16 bits
+		}
+	}
 	for _, s := range contig {
-		l.params = append(l.params, s+" []float32")
+		l.params = append(l.params, fmt.Sprintf("%s []%s", s, cmp.Or(elem[s], "float32")))
 		l.args = append(l.args, s)
 	}
 	return l
@@ -293,12 +300,13 @@ func (g *kernelGen) simdReject(body []*lowering.Instr, acc map[*lowering.Access]
 func (g *kernelGen) simdRejectInstr(in *lowering.Instr, acc map[*lowering.Access]loopAccess, masks map[*lowering.Instr]bool) string {
 	switch in.Op {
 	case lowering.OpLoad:
-		if in.DType != ir.F32 || in.Access.DType != ir.F32 || acc[in.Access].kind == accGeneral {
-			return "a load that is not f32 or not contiguous"
+		if in.DType != in.Access.DType || !laneBuffers[in.DType] || acc[in.Access].kind == accGeneral ||
+			in.DType == ir.BF16 && acc[in.Access].kind != accContig {
+			return "a load that is not f32 (or contiguous bf16) or not contiguous"
 		}
 	case lowering.OpStore:
-		if in.Access.DType != ir.F32 || in.Args[0].DType != ir.F32 || acc[in.Access].kind != accContig {
-			return "a store that is not contiguous f32"
+		if in.Access.DType != in.Args[0].DType || !laneBuffers[in.Access.DType] || acc[in.Access].kind != accContig {
+			return "a store that is not contiguous f32 or bf16"
 		}
 		return operandsAreVectors(in.Args, masks)
 	case lowering.OpConst:
@@ -411,8 +419,16 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 			l.hoist = append(l.hoist, hoisted{name, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", name, s)})
 			break
 		}
+		if in.Access.DType == ir.BF16 {
+			l.body.line("%s := %s", name, loadBF16Lanes(la.name))
+			break
+		}
 		l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(%s[i : i+8]))", name, la.name)
 	case lowering.OpStore:
+		if in.Access.DType == ir.BF16 {
+			l.storeBF16Lanes(l.ref(l.operand(in.Args[0])), l.acc[in.Access].name)
+			return nil
+		}
 		l.body.line("%s.Store((*[8]float32)(%s[i : i+8]))", l.ref(l.operand(in.Args[0])), l.acc[in.Access].name)
 		return nil
 	case lowering.OpReduce:

@@ -11,7 +11,26 @@ import (
 // 8 significant bits, ties to even, NaN to 0x7fc0); so a cast to bf16 is
 // that rounding on the lanes' bits and a cast back to f32 is nothing.
 // autocast's arithmetic (x.bfloat16() * y.bfloat16() + 1 in float32
-// buffers) runs on lanes so; bf16 buffers still run on the scalar loop.
+// buffers) runs on lanes so. A contiguous bf16 buffer is read as 16-bit
+// lanes widened into the float32 bits (exact, rt.F32FromBF16) and written
+// as the top halves of a rounded value's bits (rt.BF16FromF32 of a value
+// already rounded): on 16 lanes by one narrowing store (VPMOVDW), on 8 by
+// rt.StoreBF16x8 (AVX2 has no narrowing store; a call a block).
+
+// laneBuffers are the element types lane loops read and write.
+var laneBuffers = map[ir.DType]bool{ir.F32: true, ir.BF16: true}
+
+// loadBF16Lanes is the float32 lanes of the bf16 bits at view[i:].
+func loadBF16Lanes(view string) string {
+	return fmt.Sprintf("archsimd.LoadUint16x8((*[8]uint16)(%s[i : i+8])).ExtendToUint32().ShiftAllLeft(16).AsFloat32x8()", view)
+}
+
+// storeBF16Lanes writes lane value x, a bf16 value (rounded, in float32
+// bits), to the bf16 view at i.
+func (l *simdLoop) storeBF16Lanes(x, view string) {
+	l.lineAt16(fmt.Sprintf("rt.StoreBF16x8(%s, %s[i : i+8])", x, view),
+		fmt.Sprintf("%s.AsUint32x16().ShiftAllRight(16).TruncateToUint16().Store((*[16]uint16)(%s[i : i+16]))", x, view))
+}
 
 // laneCasts are the casts a lane loop computes, by (from, to).
 var laneCasts = map[[2]ir.DType]bool{

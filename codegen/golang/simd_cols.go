@@ -161,6 +161,9 @@ func (g *kernelGen) colsReject(v string) string {
 			if g.peep.folded[in] {
 				continue
 			}
+			if in.Access != nil && in.Access.DType != ir.F32 {
+				return "a " + in.Access.DType.Abbr() + " buffer (column lanes read and write f32 only)"
+			}
 			if why := g.simdRejectInstr(in, acc, masks); why != "" {
 				return why
 			}

@@ -39,6 +39,8 @@ var lanes16Spelling = strings.NewReplacer(
 	"Int32x8", "Int32x16",
 	"F32x8", "F32x16",
 	"[8]float32", "[16]float32",
+	"[8]uint16", "[16]uint16",
+	"Uint16x8", "Uint16x16",
 	"[i : i+8]", "[i : i+16]",
 	"[j:][:8]", "[j:][:16]",
 	"j += 8 {", "j += 16 {",
