@@ -420,7 +420,7 @@ func (l *simdLoop) instr(in *lowering.Instr) error {
 			break
 		}
 		if in.Access.DType == ir.BF16 {
-			l.body.line("%s := %s", name, loadBF16Lanes(la.name))
+			l.body.line("%s := %s", name, l.loadBF16Lanes(la.name))
 			break
 		}
 		l.body.line("%s := archsimd.LoadFloat32x8((*[8]float32)(%s[i : i+8]))", name, la.name)

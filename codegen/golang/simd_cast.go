@@ -20,9 +20,24 @@ import (
 // laneBuffers are the element types lane loops read and write.
 var laneBuffers = map[ir.DType]bool{ir.F32: true, ir.BF16: true}
 
-// loadBF16Lanes is the float32 lanes of the bf16 bits at view[i:].
-func loadBF16Lanes(view string) string {
-	return fmt.Sprintf("archsimd.LoadUint16x8((*[8]uint16)(%s[i : i+8])).ExtendToUint32().ShiftAllLeft(16).AsFloat32x8()", view)
+// loadBF16Lanes is the float32 lanes of the bf16 bits at view[i:]. The
+// shift is by a vector of counts (VPSLLVD), not an immediate: Go 1.26
+// folds a where that picks an immediate shift's result into a masked
+// VPSLLD and then cannot encode it ("invalid instruction: VPSLLD Z6, K1,
+// Z7", building corpus 013's batch norm on 16 lanes).
+func (l *simdLoop) loadBF16Lanes(view string) string {
+	return fmt.Sprintf("archsimd.LoadUint16x8((*[8]uint16)(%s[i : i+8])).ExtendToUint32().ShiftLeft(%s).AsFloat32x8()",
+		view, l.uintConst("U16", "16"))
+}
+
+// uintConst is the hoisted broadcast of a uint32 literal, k<name>.
+func (l *simdLoop) uintConst(name, value string) string {
+	v := "k" + name
+	if !l.used[v] {
+		l.hoist = append(l.hoist, hoisted{v, fmt.Sprintf("%s := archsimd.BroadcastUint32x8(%s)", v, value)})
+		l.used[v] = true
+	}
+	return v
 }
 
 // storeBF16Lanes writes lane value x, a bf16 value (rounded, in float32
@@ -45,14 +60,7 @@ func (l *simdLoop) castLanes(dst, x string, dt ir.DType) {
 		l.body.line("%s := %s", dst, x)
 		return
 	}
-	u := func(name, value string) string {
-		v := "k" + name
-		if !l.used[v] {
-			l.hoist = append(l.hoist, hoisted{v, fmt.Sprintf("%s := archsimd.BroadcastUint32x8(%s)", v, value)})
-			l.used[v] = true
-		}
-		return v
-	}
+	u := l.uintConst
 	p := dst + "_"
 	b := &l.body
 	b.line("%su := %s.AsUint32x8()", p, x)

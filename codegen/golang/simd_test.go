@@ -334,7 +334,7 @@ func TestSIMDEligibility(t *testing.T) {
 	files, err = GeneratePackage(casePeepholes().prog, "peep", "m/rt")
 	require.NoError(t, err)
 	require.Len(t, files, 1)
-	assert.Contains(t, string(files[0].Src), "// scalar only: tmp15: a load that is not f32 or not contiguous")
+	assert.Contains(t, string(files[0].Src), "// scalar only: tmp16: a constant that is not f32")
 
 	// A loop that reads x[i+1] and writes x[i]: reading any element of
 	// a written buffer but the one written keeps the loop scalar (lanes

@@ -99,14 +99,19 @@ func (l *simdLoop) bodyAt(w laneWidth, remat map[string]string) string {
 // one thread); the pointwise chain's 16 were 3% faster kept hoisted.
 const rematConsts = 28
 
-// rematerialized are the broadcast constants (k<Name>) the body uses,
-// each with its broadcast, when there are more than rematConsts; nil
-// otherwise.
+// rematerialized are the broadcast constants (k<Name>) the body uses and
+// nothing after the loop does, each with its broadcast, when there are
+// more than rematConsts; nil otherwise.
 func (l *simdLoop) rematerialized() map[string]string {
+	// A reduction's folds, after the loop, use some by name: those stay.
+	inFolds := map[string]bool{}
+	for _, id := range identRe.FindAllString(l.folds.String(), -1) {
+		inFolds[id] = true
+	}
 	m := map[string]string{}
 	for _, h := range l.hoist {
 		if name, rhs, ok := strings.Cut(h.stmt, " := "); ok && l.used[h.name] && strings.HasPrefix(name, "k") &&
-			strings.HasPrefix(rhs, "archsimd.Broadcast") {
+			strings.HasPrefix(rhs, "archsimd.Broadcast") && !inFolds[name] {
 			m[name] = rhs
 		}
 	}
