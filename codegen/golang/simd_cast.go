@@ -31,14 +31,7 @@ func (l *simdLoop) loadBF16Lanes(view string) string {
 }
 
 // uintConst is the hoisted broadcast of a uint32 literal, k<name>.
-func (l *simdLoop) uintConst(name, value string) string {
-	v := "k" + name
-	if !l.used[v] {
-		l.hoist = append(l.hoist, hoisted{v, fmt.Sprintf("%s := archsimd.BroadcastUint32x8(%s)", v, value)})
-		l.used[v] = true
-	}
-	return v
-}
+func (l *simdLoop) uintConst(name, value string) string { return l.laneConst("Uint32x8", name, value) }
 
 // storeBF16Lanes writes lane value x, a bf16 value (rounded, in float32
 // bits), to the bf16 view at i.

@@ -11,11 +11,18 @@ import "fmt"
 // rt/simd_amd64.go), so a lane gives the scalar loop's bits; the
 // constants are broadcast once, before the loop.
 
-// lanesConst is the hoisted broadcast of an rt constant (or literal).
+// lanesConst is the hoisted float32 broadcast of an rt constant (or
+// literal), k<name>.
 func (l *simdLoop) lanesConst(name, value string) string {
+	return l.laneConst("Float32x8", name, value)
+}
+
+// laneConst is the hoisted broadcast k<name> of value on lanes of typ
+// (Float32x8, Int32x8, Uint32x8), made once per function.
+func (l *simdLoop) laneConst(typ, name, value string) string {
 	v := "k" + name
 	if !l.used[v] {
-		l.hoist = append(l.hoist, hoisted{v, fmt.Sprintf("%s := archsimd.BroadcastFloat32x8(%s)", v, value)})
+		l.hoist = append(l.hoist, hoisted{v, fmt.Sprintf("%s := archsimd.Broadcast%s(%s)", v, typ, value)})
 		l.used[v] = true
 	}
 	return v
@@ -29,16 +36,9 @@ func (l *simdLoop) expLanes(dst string, args []string) {
 	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
-	for _, c := range []string{"Bias", "ExpFastOff", "ExpFastMax"} {
-		if !l.used["k"+c] {
-			v := map[string]string{"Bias": "127"}[c]
-			if v == "" {
-				v = "rt." + c
-			}
-			l.hoist = append(l.hoist, hoisted{"k" + c, fmt.Sprintf("k%s := archsimd.BroadcastInt32x8(%s)", c, v)})
-			l.used["k"+c] = true
-		}
-	}
+	l.laneConst("Int32x8", "Bias", "127")
+	l.laneConst("Int32x8", "ExpFastOff", "rt.ExpFastOff")
+	l.laneConst("Int32x8", "ExpFastMax", "rt.ExpFastMax")
 	log2e, magic := k("ExpLog2e"), k("ExpMagic")
 	b.line("%sx0 := %s", p, x)
 	b.line("%[1]sn0 := %[1]sx0.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, log2e, magic)
