@@ -463,7 +463,7 @@ func (f *Facts) Simplify(e Expr) Expr {
 			}
 			parts = append(parts, p)
 		}
-		return joinDivMod(Sum(parts...))
+		return Sum(parts...)
 	}
 	args := make([]Expr, len(n.args))
 	for i, a := range n.args {
@@ -500,39 +500,6 @@ func (f *Facts) Simplify(e Expr) Expr {
 		}
 	}
 	return rebuild(n.op, args)
-}
-
-// joinDivMod rewrites k·d·(x//d) + k·(x%d) in a sum as k·x (Python's
-// floor division and modulo: x = d·(x//d) + x%d for every integer x): an
-// index split into a quotient and a remainder and joined again
-// (2*(x0//2) + x0%2 is x0), where the facts cannot tell x's range.
-func joinDivMod(e Expr) Expr {
-	if e.n == nil || e.n.op != opPoly {
-		return e
-	}
-	for _, t := range e.n.terms {
-		if len(t.fs) != 1 || t.fs[0].pow != 1 || t.fs[0].atom.op != opMod {
-			continue
-		}
-		m := t.fs[0].atom
-		d, ok := m.args[1].Const()
-		if !ok || d == 0 {
-			continue
-		}
-		x := m.args[0]
-		for _, u := range e.n.terms {
-			if len(u.fs) != 1 || u.fs[0].pow != 1 || u.fs[0].atom.op != opFloorDiv || u.coef != t.coef*d {
-				continue
-			}
-			q := u.fs[0].atom
-			if qd, ok := q.args[1].Const(); ok && qd == d && Equal(q.args[0], x) {
-				k := Const(t.coef)
-				joined := Add(Sub(e, Add(Mul(k, Expr{n: m}), Mul(Const(u.coef), Expr{n: q}))), Mul(k, x))
-				return joinDivMod(joined)
-			}
-		}
-	}
-	return e
 }
 
 func floorDivInt(a, d int64) int64 {
