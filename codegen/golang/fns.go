@@ -40,8 +40,8 @@ var fnImpls = map[string]fnImpl{
 	"log": viaF64("math.Log"), "log2": viaF64("math.Log2"), "log10": viaF64("math.Log10"), "log1p": viaF64("math.Log1p"),
 	// sqrt and 1/x through float64 are float32's correctly rounded results
 	// (53 ≥ 2·24+2 bits: rounding twice is innocuous); rsqrt and sigmoid
-	// in float32 are eager's CPU formulas (1/sqrt(x), 1/(1+exp(-x))),
-	// which the lanes compute step for step.
+	// are computed in float32 as torch's float32 results are
+	// (rt.RsqrtF32, rt.SigmoidF32), which the lanes compute step for step.
 	"sqrt": viaF64("math.Sqrt"), "reciprocal": viaF64("rt.Reciprocal"),
 	"rsqrt": {f32: "rt.RsqrtF32(%[1]s)", f64: "rt.Rsqrt(%[1]s)"},
 	"sin":   viaF64("math.Sin"), "cos": viaF64("math.Cos"), "tan": viaF64("math.Tan"),

@@ -92,11 +92,13 @@ func (l *simdLoop) bodyAt(w laneWidth, remat map[string]string) string {
 }
 
 // rematConsts: a lane body using more broadcast constants than this
-// broadcasts each where it is used. Go allocates 15 vector registers; a
-// body with more constants than that spills them and their loads cost
-// what a broadcast from memory costs, but the values they displace spill
-// too: exact gelu's 39 constants, 808 → 707 µs rematerialized (1024×1024,
-// one thread); the pointwise chain's 16 were 3% faster kept hoisted.
+// broadcasts each where it is used. Go's vector operations allocate 15
+// registers, X0-X14 (X15 is its zero register: the "v" class of
+// cmd/compile/internal/ssa/_gen/AMD64Ops.go); a body with more constants
+// than that spills them and their loads cost what a broadcast from memory
+// costs, but the values they displace spill too: exact gelu's 39
+// constants, 817 → 740 µs rematerialized (1024×1024, one thread); the
+// pointwise chain's 16 were 3% faster kept hoisted.
 const rematConsts = 28
 
 // rematerialized are the broadcast constants (k<Name>) the body uses and
