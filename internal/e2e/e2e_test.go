@@ -83,10 +83,11 @@ func TestEndToEnd(t *testing.T) {
 	build.Dir = filepath.Join(dir, "mod")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build of the generated module:\n%s", out)
-	variants := []struct{ name, env, what string }{{"scalar", "KILN_SIMD=off", "scalar loops (KILN_SIMD=off)"}}
+	type variant struct{ name, env, what string }
+	variants := []variant{{"scalar", "KILN_SIMD=off", "scalar loops (KILN_SIMD=off)"}}
 	if status, err := exec.Command(bin, "-simd").Output(); err == nil && strings.Contains(string(status), "avx512:") {
 		// The lanes ran on 16 where they could: run the 8-lane loops too.
-		variants = append(variants, struct{ name, env, what string }{"avx2", "KILN_SIMD=avx2", "8 lanes only (KILN_SIMD=avx2)"})
+		variants = append(variants, variant{"avx2", "KILN_SIMD=avx2", "8 lanes only (KILN_SIMD=avx2)"})
 	}
 	for i, c := range cands {
 		if c.want == nil {
