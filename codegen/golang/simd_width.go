@@ -6,15 +6,16 @@ import (
 )
 
 // Lane widths. Every lane function is written for 8 float32 lanes
-// (archsimd.Float32x8, AVX2). A pointwise inner loop also gets a 16-lane
-// twin (archsimd.Float32x16, AVX-512), which its 8-lane function runs
-// first on a CPU with AVX-512 (rt.AVX512): on the project's machine, an
-// AMD EPYC with full-width AVX-512, the pointwise chain exp(relu(2x+1))-x
-// over 1024×1024 took 397 µs of CPU on 8 lanes and 215 µs on 16 (hand
-// widened generated code, one thread), Inductor's C++ 220 µs. Pointwise
-// lanes compute each element as the scalar loop does, so the width
-// changes no bits; reductions, whose lanes fold in an order that depends
-// on the width, stay on 8.
+// (archsimd.Float32x8, AVX2). Pointwise loops, wide column reductions
+// (simd_wide.go) and transposed-read tiles (simd_tile.go) also get a
+// 16-lane twin (archsimd.Float32x16, AVX-512), which their 8-lane function
+// runs first on a CPU with AVX-512 (rt.AVX512): on the project's machine,
+// an AMD EPYC with full-width AVX-512, the pointwise chain exp(relu(2x+1))-x
+// over 1024×1024 took 397 µs of CPU on 8 lanes and 217 µs on 16 (one
+// thread), Inductor's C++ 220 µs. Those lanes compute each element or
+// output in the scalar loop's order, so the width changes no bits; row
+// reductions, whose lanes fold in an order that depends on the width,
+// stay on 8.
 
 // laneWidth is one lane width: its count and the instruction set named
 // in function names and comments.
