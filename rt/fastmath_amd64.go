@@ -21,15 +21,49 @@ func ExpF32x8(x archsimd.Float32x8, sign archsimd.Uint32x8) archsimd.Float32x8 {
 	if k.Add(archsimd.BroadcastInt32x8(ExpFastOff)).Greater(archsimd.BroadcastInt32x8(ExpFastMax)).ToInt32x8().IsZero() {
 		return expPolyF32x8(x, n).Mul(k.Add(bias).ShiftAllLeft(23).AsFloat32x8())
 	}
+	return ExpClampedF32x8(x)
+}
+
+// ExpClampedF32x8 is ExpF32 on each lane the whole way: the clamps, and
+// 2^k as two factors. Generated loops call it where some lane's k is
+// outside the shortcut's range, a rare path whose constants would
+// otherwise hold registers in the loop (codegen/golang expLanes).
+func ExpClampedF32x8(x archsimd.Float32x8) archsimd.Float32x8 {
 	lo, hi := archsimd.BroadcastFloat32x8(ExpClampLo), archsimd.BroadcastFloat32x8(ExpClampHi)
 	x = lo.Merge(x, x.Less(lo))
 	x = hi.Merge(x, x.Greater(hi))
-	n = x.MulAdd(archsimd.BroadcastFloat32x8(ExpLog2e), magic).Sub(magic)
+	magic := archsimd.BroadcastFloat32x8(ExpMagic)
+	n := x.MulAdd(archsimd.BroadcastFloat32x8(ExpLog2e), magic).Sub(magic)
 	y := expPolyF32x8(x, n)
-	k = n.ConvertToInt32()
+	bias := archsimd.BroadcastInt32x8(127)
+	k := n.ConvertToInt32()
 	k1 := k.ShiftAllRight(1)
 	s1 := k1.Add(bias).ShiftAllLeft(23).AsFloat32x8()
 	s2 := k.Sub(k1).Add(bias).ShiftAllLeft(23).AsFloat32x8()
+	return y.Mul(s1).Mul(s2)
+}
+
+// ExpClampedF32x16 is ExpClampedF32x8 on 16 lanes.
+func ExpClampedF32x16(x archsimd.Float32x16) archsimd.Float32x16 {
+	lo, hi := archsimd.BroadcastFloat32x16(ExpClampLo), archsimd.BroadcastFloat32x16(ExpClampHi)
+	x = lo.Merge(x, x.Less(lo))
+	x = hi.Merge(x, x.Greater(hi))
+	magic := archsimd.BroadcastFloat32x16(ExpMagic)
+	n := x.MulAdd(archsimd.BroadcastFloat32x16(ExpLog2e), magic).Sub(magic)
+	r := n.MulAdd(archsimd.BroadcastFloat32x16(-ExpC1), x)
+	r = n.MulAdd(archsimd.BroadcastFloat32x16(-ExpC2), r)
+	z := r.Mul(r)
+	y := archsimd.BroadcastFloat32x16(ExpP0).MulAdd(r, archsimd.BroadcastFloat32x16(ExpP1))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP2))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP3))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP4))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP5))
+	y = y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x16(1))
+	bias := archsimd.BroadcastInt32x16(127)
+	k := n.ConvertToInt32()
+	k1 := k.ShiftAllRight(1)
+	s1 := k1.Add(bias).ShiftAllLeft(23).AsFloat32x16()
+	s2 := k.Sub(k1).Add(bias).ShiftAllLeft(23).AsFloat32x16()
 	return y.Mul(s1).Mul(s2)
 }
 

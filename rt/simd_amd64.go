@@ -151,3 +151,19 @@ func Transpose8x8(src []float32, stride int, dst *[64]float32) {
 	s2.Select128FromPair(1, 3, s6).Store((*[8]float32)(dst[48:56]))
 	s3.Select128FromPair(1, 3, s7).Store((*[8]float32)(dst[56:64]))
 }
+
+// Splat8 and Splat16 are arrays of x, the constants generated lane loops
+// read as memory operands (codegen/golang memConsts).
+func Splat8(x float32) (a [8]float32) {
+	for i := range a {
+		a[i] = x
+	}
+	return a
+}
+
+func Splat16(x float32) (a [16]float32) {
+	for i := range a {
+		a[i] = x
+	}
+	return a
+}

@@ -85,6 +85,8 @@ func TestLanes16MatchScalar(t *testing.T) {
 		"min": {func(x, y archsimd.Float32x16) archsimd.Float32x16 { return MinF32x16(x, y) }, scalarMin},
 		"max": {func(x, y archsimd.Float32x16) archsimd.Float32x16 { return MaxF32x16(x, y, sign) }, scalarMax},
 		"neg": {func(x, _ archsimd.Float32x16) archsimd.Float32x16 { return NegF32x16(x, sign) }, func(x, _ float32) float32 { return -x }},
+		// the whole exp, clamps and two factors 2^k, whatever k is
+		"exp": {func(x, _ archsimd.Float32x16) archsimd.Float32x16 { return ExpClampedF32x16(x) }, func(x, _ float32) float32 { return ExpF32(x) }},
 	}
 	for name, op := range ops {
 		for i := 0; i+16 <= len(xs); i += 16 {

@@ -81,6 +81,7 @@ type simdOut struct {
 	fns   code // functions of <pkg>_simd.go
 	stubs code // functions of <pkg>_nosimd.go
 	count int
+	mem   map[string]string // constants read from memory: k<Name> → value (memOperands)
 }
 
 // simdLoop is one inner loop being put on lanes.
@@ -663,7 +664,7 @@ func (out *simdOut) files(graph, pkg, rtImport string) (simdSrc, twinSrc []byte)
 			graph, tag, doc, pkg)
 	}
 	simd := head("goexperiment.simd && amd64", "The lane inner loops (8 lanes; a pointwise loop also on 16 where the CPU has AVX-512); built by GOEXPERIMENT=simd go build.") +
-		fmt.Sprintf("import (\n\t\"simd/archsimd\"\n\n\t%q\n)\n\n", rtImport) + out.fns.String()
+		fmt.Sprintf("import (\n\t\"simd/archsimd\"\n\n\t%q\n)\n\n", rtImport) + out.fns.String() + out.memDecls()
 	twin := head("!(goexperiment.simd && amd64)", "Without GOEXPERIMENT=simd, the scalar loops run every element.") +
 		out.stubs.String()
 	return []byte(simd), []byte(twin)
@@ -684,17 +685,23 @@ func scalarParam(in *lowering.Instr) string { return fmt.Sprintf("sv%d", in.ID) 
 // writeHoisted writes what a lane function computes before its loops: the
 // sign mask when a stage needs it, then each hoisted value a body uses,
 // once (the column functions' two bodies hoist the same constants).
-func (l *simdLoop) writeHoisted(f *code) { l.writeHoistedBut(f, nil) }
+func (l *simdLoop) writeHoisted(f *code) { l.writeHoistedFor(f, nil, "") }
 
-// writeHoistedBut is writeHoisted less the constants the body
-// broadcasts where it uses them (rematerialized).
-func (l *simdLoop) writeHoistedBut(f *code, remat map[string]string) {
+// writeHoistedFor is writeHoisted less the constants the body reads from
+// memory (memOperands) and, given the body at one width, the
+// k<Name> constants it and the folds do not name: exp's kBias has no use
+// on 16 lanes, where VSCALEFPS takes its place.
+func (l *simdLoop) writeHoistedFor(f *code, mem map[string]string, body string) {
 	if l.sign {
 		f.line("sign := rt.SignF32x8()")
 	}
+	named := map[string]bool{}
+	for _, id := range identRe.FindAllString(body+l.folds.String()+l.sfolds.String(), -1) {
+		named[id] = true
+	}
 	seen := map[string]bool{}
 	for _, h := range l.hoist {
-		if _, ok := remat[h.name]; ok {
+		if _, ok := mem[h.name]; ok || body != "" && strings.HasPrefix(h.name, "k") && !named[h.name] {
 			continue
 		}
 		if l.used[h.name] && !seen[h.name] {

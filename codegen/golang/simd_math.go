@@ -30,7 +30,10 @@ func (l *simdLoop) laneConst(typ, name, value string) string {
 
 // expLanes writes e^x into dst (a new variable) on the lanes: as
 // rt.ExpF32x8, the shortcut where every lane's k is in [-124, 126] (one
-// factor 2^k, no clamps: the same bits), else the whole function.
+// factor 2^k, no clamps: the same bits), else the whole function
+// (rt.ExpClampedF32x8, called: written out, its constants held registers
+// in the loop, and 1024×1024's silu(x) * y took 212 µs, not 203, and
+// exact gelu 577, not 515; one thread, 16 lanes).
 func (l *simdLoop) expLanes(dst string, args []string) {
 	x := args[0]
 	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
@@ -51,15 +54,7 @@ func (l *simdLoop) expLanes(dst string, args []string) {
 	l.lineAt16(fmt.Sprintf("%s = %sy.Mul(%sk0.Add(kBias).ShiftAllLeft(23).AsFloat32x8())", dst, p, p),
 		fmt.Sprintf("%s = %sy.Scale(%sn0)", dst, p, p))
 	b.line("} else {")
-	lo, hi := k("ExpClampLo"), k("ExpClampHi")
-	b.line("%[1]sx := %[2]s.Merge(%[1]sx0, %[1]sx0.Less(%[2]s))", p, lo)
-	b.line("%[1]sx = %[2]s.Merge(%[1]sx, %[1]sx.Greater(%[2]s))", p, hi)
-	b.line("%[1]sn := %[1]sx.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, log2e, magic)
-	l.expPoly(p, p+"x", p+"n")
-	b.line("%sk := %sn.ConvertToInt32()", p, p)
-	b.line("%sk1 := %sk.ShiftAllRight(1)", p, p)
-	b.line("%s = %sy.Mul(%sk1.Add(kBias).ShiftAllLeft(23).AsFloat32x8()).Mul(%sk.Sub(%sk1).Add(kBias).ShiftAllLeft(23).AsFloat32x8())",
-		dst, p, p, p, p)
+	b.line("%s = rt.ExpClampedF32x8(%sx0) // rare: a call keeps its constants out of the loop's registers", dst, p)
 	b.line("}")
 }
 

@@ -78,9 +78,9 @@ func (l *simdLoop) writeLoops(f *code, w laneWidth, wide string) {
 		f.line("}")
 	}
 	l.writeReslices(f)
-	remat := l.rematerialized()
-	l.writeHoistedBut(f, remat)
-	body := l.bodyAt(w, remat)
+	mem := l.memOperands()
+	body := l.bodyAt(w, mem)
+	l.writeHoistedFor(f, mem, body)
 	if len(l.vaccs) > 0 || strings.Count(body, "\n") >= unrollLines {
 		l.unrolledBody(f, w, body)
 	}

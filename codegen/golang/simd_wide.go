@@ -120,12 +120,13 @@ func (g *kernelGen) wideFn(v string, w int, params, args []string) (string, erro
 // writeWideBody writes the rest of a wide function at width w: its
 // broadcasts, accumulator rows and stages (the body, written for 8 lanes).
 func (l *simdLoop) writeWideBody(f *code, w laneWidth, rows []string) {
-	remat := l.rematerialized()
-	l.writeHoistedBut(f, remat)
+	mem := l.memOperands()
+	body := l.bodyAt(w, mem)
+	l.writeHoistedFor(f, mem, body)
 	for _, r := range rows {
 		f.line("%s", r)
 	}
-	f.WriteString(l.bodyAt(w, remat))
+	f.WriteString(body)
 	f.line("archsimd.ClearAVXUpperBits()")
 	f.line("return %d", l.wide)
 	f.line("}")

@@ -45,6 +45,7 @@ var lanes16Spelling = strings.NewReplacer(
 	"[i : i+8]", "[i : i+16]",
 	"[j:][:8]", "[j:][:16]",
 	"j += 8 {", "j += 16 {",
+	"&kx8", "&kx16",
 )
 
 // spell writes src, lane code spelled for 8 lanes, at this width: the
@@ -68,9 +69,9 @@ func (l *simdLoop) lineAt16(line8, line16 string) {
 }
 
 // bodyAt is the loop body at width w: at 16 lanes, lines with a form of
-// their own take it, and the rest are respelled; the constants in remat
-// are broadcast where they are used.
-func (l *simdLoop) bodyAt(w laneWidth, remat map[string]string) string {
+// their own take it, and the rest are respelled; the constants in mem are
+// read from memory where they are used (memOperands).
+func (l *simdLoop) bodyAt(w laneWidth, mem map[string]string) string {
 	body := l.body.String()
 	if w.n == 16 && len(l.alt16) > 0 {
 		lines := strings.Split(body, "\n")
@@ -81,47 +82,15 @@ func (l *simdLoop) bodyAt(w laneWidth, remat map[string]string) string {
 		}
 		body = strings.Join(lines, "\n")
 	}
-	if len(remat) > 0 {
+	if len(mem) > 0 {
 		body = identRe.ReplaceAllStringFunc(body, func(id string) string {
-			if e, ok := remat[id]; ok {
+			if e, ok := mem[id]; ok {
 				return e
 			}
 			return id
 		})
 	}
 	return w.spell(body)
-}
-
-// rematConsts: a lane body using more broadcast constants than this
-// broadcasts each where it is used. Go's vector operations allocate 15
-// registers, X0-X14 (X15 is its zero register: the "v" class of
-// cmd/compile/internal/ssa/_gen/AMD64Ops.go); a body with more constants
-// than that spills them and their loads cost what a broadcast from memory
-// costs, but the values they displace spill too: exact gelu's 39
-// constants, 817 → 740 µs rematerialized (1024×1024, one thread); the
-// pointwise chain's 16 were 3% faster kept hoisted.
-const rematConsts = 28
-
-// rematerialized are the broadcast constants (k<Name>) the body uses and
-// nothing after the loop does, each with its broadcast, when there are
-// more than rematConsts; nil otherwise.
-func (l *simdLoop) rematerialized() map[string]string {
-	// A reduction's folds, after the loop, use some by name: those stay.
-	inFolds := map[string]bool{}
-	for _, id := range identRe.FindAllString(l.folds.String(), -1) {
-		inFolds[id] = true
-	}
-	m := map[string]string{}
-	for _, h := range l.hoist {
-		if name, rhs, ok := strings.Cut(h.stmt, " := "); ok && l.used[h.name] && strings.HasPrefix(name, "k") &&
-			strings.HasPrefix(rhs, "archsimd.Broadcast") && !inFolds[name] {
-			m[name] = rhs
-		}
-	}
-	if len(m) <= rematConsts {
-		return nil
-	}
-	return m
 }
 
 // wideTwin returns the 16-lane twin of pointwise loop l and the call

@@ -293,6 +293,7 @@ def measure(name, fn, shapes, kiln, work, timed=True):
     names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     d = os.path.join(work, slug)
+    shutil.rmtree(d, ignore_errors=True)  # a --keep folder run again: this row afresh
     os.makedirs(os.path.join(d, "in"))
     fx = os.path.join(d, "graph.fx")
     with open(fx, "w") as f:
