@@ -682,16 +682,13 @@ func accName(in *lowering.Instr) string { return fmt.Sprintf("acc%d", in.ID) }
 // the loop, into a lane function.
 func scalarParam(in *lowering.Instr) string { return fmt.Sprintf("sv%d", in.ID) }
 
-// writeHoisted writes what a lane function computes before its loops: the
-// sign mask when a stage needs it, then each hoisted value a body uses,
-// once (the column functions' two bodies hoist the same constants).
-func (l *simdLoop) writeHoisted(f *code) { l.writeHoistedFor(f, nil, "") }
-
-// writeHoistedFor is writeHoisted less the constants the body reads from
-// memory (memOperands) and, given the body at one width, the
-// k<Name> constants it and the folds do not name: exp's kBias has no use
-// on 16 lanes, where VSCALEFPS takes its place.
-func (l *simdLoop) writeHoistedFor(f *code, mem map[string]string, body string) {
+// writeHoisted writes what a lane function computes before its loops:
+// the sign mask when a stage needs it, then each hoisted value a body
+// uses, once (the column functions' two bodies hoist the same constants),
+// less the constants the bodies read from memory (mem) and, given the
+// bodies' text, the k<Name> constants neither it nor the folds name: exp's
+// kBias has no use on 16 lanes, where VSCALEFPS takes its place.
+func (l *simdLoop) writeHoisted(f *code, mem map[string]string, body string) {
 	if l.sign {
 		f.line("sign := rt.SignF32x8()")
 	}

@@ -84,15 +84,15 @@ func (g *kernelGen) colsCalls(used map[string]bool) ([]string, error) {
 	f.line("if !rt.SIMD() || %s+8 > int64(%s) || p+8 > hi {", v, k.Outer[len(k.Outer)-1].Code())
 	f.line("return 0")
 	f.line("}")
-	pairBody := bodies[0]
-	bodies[0] = ""
-	l.writeHoisted(f) // both bodies hoisted their constants
+	mem := l.memOperands(bodies[0], bodies[1])
+	l.writeHoisted(f, mem, bodies[0]+bodies[1]) // both bodies hoisted their constants
+	pairBody, single := withMem(bodies[0], mem), withMem(bodies[1], mem)
 	f.line("if %s+16 <= int64(%s) && p+16 <= hi {", v, k.Outer[len(k.Outer)-1].Code())
 	f.WriteString(pairBody)
 	f.line("archsimd.ClearAVXUpperBits()")
 	f.line("return 16")
 	f.line("}")
-	f.WriteString(bodies[1])
+	f.WriteString(single)
 	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
 	f.line("return 8")
 	f.line("}")

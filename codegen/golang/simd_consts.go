@@ -20,15 +20,23 @@ import (
 // addends from memory; every constant from memory instead was slower
 // (310 µs), a load that is not folded costing an instruction each time.
 
-// foldableRe finds a constant's uses as a MulAdd's addend or receiver.
-var foldableRe = regexp.MustCompile(`\.MulAdd\(\w+, (k\w+)\)|\b(k\w+)\.MulAdd\(`)
+// addendRe and receiverRe find a constant's uses as a MulAdd's addend and
+// receiver (apart: a receiver's match would hide its own addend's).
+var (
+	addendRe   = regexp.MustCompile(`\.MulAdd\(\w+, (k\w+)\)`)
+	receiverRe = regexp.MustCompile(`\b(k\w+)\.MulAdd\(`)
+)
 
-// memOperands are the hoisted float constants (k<Name>) that l's body uses
-// only as a MulAdd's addend or receiver and nothing after the loop names,
-// each with the load that replaces it; their arrays are declared once per
-// package (simdOut.memDecls).
-func (l *simdLoop) memOperands() map[string]string {
-	body := l.body.String()
+// memOperands are the hoisted float constants (k<Name>) that the bodies
+// (l's body where none are given) use only as a MulAdd's addend or
+// receiver and nothing after the loop names, each with the load that
+// replaces it; their arrays are declared once per package
+// (simdOut.memDecls).
+func (l *simdLoop) memOperands(bodies ...string) map[string]string {
+	body := strings.Join(bodies, "\n")
+	if len(bodies) == 0 {
+		body = l.body.String()
+	}
 	uses := map[string]int{}
 	for _, id := range identRe.FindAllString(body, -1) {
 		uses[id]++
@@ -37,8 +45,10 @@ func (l *simdLoop) memOperands() map[string]string {
 		uses[id] = -1 // named after the loop: it stays a variable
 	}
 	foldable := map[string]int{}
-	for _, m := range foldableRe.FindAllStringSubmatch(body, -1) {
-		foldable[m[1]+m[2]]++
+	for _, re := range []*regexp.Regexp{addendRe, receiverRe} {
+		for _, m := range re.FindAllStringSubmatch(body, -1) {
+			foldable[m[1]]++
+		}
 	}
 	mem := map[string]string{}
 	for _, h := range l.hoist {
@@ -81,4 +91,17 @@ func (out *simdOut) memDecls() string {
 	}
 	f.line(")")
 	return f.String()
+}
+
+// withMem is body reading the constants in mem from memory.
+func withMem(body string, mem map[string]string) string {
+	if len(mem) == 0 {
+		return body
+	}
+	return identRe.ReplaceAllStringFunc(body, func(id string) string {
+		if e, ok := mem[id]; ok {
+			return e
+		}
+		return id
+	})
 }

@@ -375,17 +375,18 @@ func (l *simdLoop) writePred() {
 	for _, s := range l.contig[1:] {
 		f.line("%s = %s[:len(%s)]", s, s, l.contig[0])
 	}
-	l.writeHoisted(f)
+	mem := l.memOperands(l.wideBody, l.body.String())
+	l.writeHoisted(f, mem, l.wideBody+l.body.String())
 	// Four steps a block where the conditions are uniform over 32
 	// elements: the per-block integer checks were the loop's cost (a
 	// copy with a two-column slice assigned: 498 → 288 µs for 1024×1024).
 	f.line("wide:")
 	f.line("for ; i+%d <= len(%s); i += %d {", predWide, l.contig[0], predWide)
-	f.WriteString(l.wideBody)
+	f.WriteString(withMem(l.wideBody, mem))
 	f.line("}")
 	f.line("lanes:")
 	f.line("for ; i+8 <= len(%s); i += 8 {", l.contig[0])
-	f.WriteString(l.body.String())
+	f.WriteString(withMem(l.body.String(), mem))
 	f.line("}")
 	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
 	f.line("return i")

@@ -80,7 +80,7 @@ func (l *simdLoop) writeLoops(f *code, w laneWidth, wide string) {
 	l.writeReslices(f)
 	mem := l.memOperands()
 	body := l.bodyAt(w, mem)
-	l.writeHoistedFor(f, mem, body)
+	l.writeHoisted(f, mem, body)
 	if len(l.vaccs) > 0 || strings.Count(body, "\n") >= unrollLines {
 		l.unrolledBody(f, w, body)
 	}

@@ -122,7 +122,7 @@ func (g *kernelGen) wideFn(v string, w int, params, args []string) (string, erro
 func (l *simdLoop) writeWideBody(f *code, w laneWidth, rows []string) {
 	mem := l.memOperands()
 	body := l.bodyAt(w, mem)
-	l.writeHoistedFor(f, mem, body)
+	l.writeHoisted(f, mem, body)
 	for _, r := range rows {
 		f.line("%s", r)
 	}

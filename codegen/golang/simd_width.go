@@ -82,15 +82,7 @@ func (l *simdLoop) bodyAt(w laneWidth, mem map[string]string) string {
 		}
 		body = strings.Join(lines, "\n")
 	}
-	if len(mem) > 0 {
-		body = identRe.ReplaceAllStringFunc(body, func(id string) string {
-			if e, ok := mem[id]; ok {
-				return e
-			}
-			return id
-		})
-	}
-	return w.spell(body)
+	return w.spell(withMem(body, mem))
 }
 
 // wideTwin returns the 16-lane twin of pointwise loop l and the call
