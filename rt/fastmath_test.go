@@ -197,3 +197,22 @@ func TestFMA32SlowAgrees(t *testing.T) {
 		require.Equal(t, math.Float32bits(fma32Slow(x, y, z)), math.Float32bits(FMA32(x, y, z)), "%v·%v+%v", x, y, z)
 	}
 }
+
+// TestErfSweep: ErfF32 within 1 ulp of float64 erf on every float32 in
+// [1, 4.5) (the one-polynomial branch, and past where erf rounds to 1) and
+// on every 61st in [2^-30, 1) (x·T(x²)).
+func TestErfSweep(t *testing.T) {
+	sweep := func(lo, hi float32, step uint32) {
+		worst, at := 0.0, float32(0)
+		for b := math.Float32bits(lo); b < math.Float32bits(hi); b += step {
+			x := math.Float32frombits(b)
+			if e := ulpErr(ErfF32(x), math.Erf(float64(x))); e > worst {
+				worst, at = e, x
+			}
+		}
+		t.Logf("erf on [%v, %v), every %d: worst %.3f ulp against float64, at %v", lo, hi, step, worst, at)
+		require.LessOrEqual(t, worst, 1.0, "at %v", at)
+	}
+	sweep(1, 4.5, 1)
+	sweep(0x1p-30, 1, 61)
+}

@@ -132,8 +132,7 @@ func (l *simdLoop) sigmoidLanes(dst string, args []string) {
 }
 
 // erfLanes writes erf x into dst on the lanes: both of rt.ErfF32's
-// branches, step for step, merged by |x| <= rt.ErfSmall, and the large
-// one's two polynomials merged by |x| < rt.ErfMid.
+// branches, step for step, merged by |x| <= rt.ErfSmall.
 func (l *simdLoop) erfLanes(dst string, args []string) {
 	l.sign = true
 	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
@@ -154,10 +153,9 @@ func (l *simdLoop) erfLanes(dst string, args []string) {
 	one := l.lanesConst("One", "1")
 	b.line("%[1]sq := %[2]s.Div(%[1]sa)", p, one)
 	b.line("%[1]sy := %[1]sq.Mul(%[1]sq)", p)
-	poly(p+"p", p+"y", "ErfP0", "ErfP1", "ErfP2", "ErfP3", "ErfP4", "ErfP5", "ErfP6", "ErfP7", "ErfP8")
-	poly(p+"r", p+"y", "ErfR0", "ErfR1", "ErfR2", "ErfR3", "ErfR4", "ErfR5", "ErfR6", "ErfR7")
-	b.line("%[1]sp = %[1]sp.Merge(%[1]sr, %[1]sa.Less(%[2]s))", p, k("ErfMid"))
-	b.line("%[1]sbig := %[2]s.Sub(%[1]se.Mul(%[1]sq).Mul(%[1]sp)).AsUint32x8().Or(%[1]sx.AsUint32x8().And(sign)).AsFloat32x8()", p, one)
+	b.line("%[1]su := %[2]s.MulAdd(%[1]sy, %[3]s)", p, k("ErfUa"), k("ErfUb"))
+	poly(p+"p", p+"u", "ErfQ0", "ErfQ1", "ErfQ2", "ErfQ3", "ErfQ4", "ErfQ5", "ErfQ6", "ErfQ7", "ErfQ8", "ErfQ9", "ErfQ10", "ErfQ11", "ErfQ12")
+	b.line("%[1]sbig := %[2]s.MulAdd(%[1]sp, %[3]s).AsUint32x8().Or(%[1]sx.AsUint32x8().And(sign)).AsFloat32x8()", p, negLanes(p+"e.Mul("+p+"q)"), one)
 	b.line("%[1]s := %[2]ssmall.Merge(%[2]sbig, %[2]sa.LessEqual(%[3]s))", dst, p, k("ErfSmall"))
 	b.line("%[1]s = %[2]sx.Merge(%[1]s, %[2]sx.IsNaN())", dst, p)
 }
