@@ -48,7 +48,9 @@ var fnImpls = map[string]fnImpl{
 	// (rt.RsqrtF32, rt.SigmoidF32), which the lanes compute step for step.
 	"sqrt": viaF64("math.Sqrt"), "reciprocal": viaF64("rt.Reciprocal"),
 	"rsqrt": {f32: "rt.RsqrtF32(%[1]s)", f64: "rt.Rsqrt(%[1]s)"},
-	"sin":   viaF64("math.Sin"), "cos": viaF64("math.Cos"), "tan": viaF64("math.Tan"),
+	"tan":   viaF64("math.Tan"),
+	// sin and cos on f32 likewise (rt/fasttrig.go), with lane twins.
+	"sin": {f32: "rt.SinF32(%[1]s)", f64: "math.Sin(%[1]s)"}, "cos": {f32: "rt.CosF32(%[1]s)", f64: "math.Cos(%[1]s)"},
 	"asin": viaF64("math.Asin"), "acos": viaF64("math.Acos"), "atan": viaF64("math.Atan"),
 	"sinh": viaF64("math.Sinh"), "cosh": viaF64("math.Cosh"), "tanh": {f32: "rt.TanhF32(%[1]s)", f64: "math.Tanh(%[1]s)"},
 	"asinh": viaF64("math.Asinh"), "acosh": viaF64("math.Acosh"), "atanh": viaF64("math.Atanh"),

@@ -1,4 +1,6 @@
-"""Reference values for rt's float32 exp, tanh, erf, log, log1p and expm1 (rt/fastmath.go, rt/fasterf.go, rt/fastlog.go).
+"""Reference values for rt's float32 exp, tanh, erf, log, log1p, expm1, sin and cos.
+
+(rt/fastmath.go, rt/fasterf.go, rt/fastlog.go, rt/fasttrig.go)
 
 Writes rt/testdata/fastmath.txt: for each function, inputs (float32 bits)
 with PyTorch's eager CPU result in float32 (its vectorised Sleef kernels,
@@ -50,6 +52,15 @@ def main():
                                                                  -30.0, -100.0, 1e-45]),
                             inputs(-1.5, 1.5, 800, [])]),
     })
+    # sin and cos: small and large arguments, float32 values nearest to
+    # multiples of π/2 (where the reduction cancels) up to rt.TrigMax = 2^16
+    # and past it (the float64 fallback), huge ones, NaN.
+    near = (torch.arange(1, 41722, 97, dtype=torch.float64) * (torch.pi / 2)).float()
+    for name in ("sin", "cos"):
+        sets[name] = torch.cat([inputs(-10.0, 10.0, 1200, specials + [nan, 65536.0, -65536.0, 65537.0, 1e5, 1e10,
+                                                                       -1e20, 3.4028235e38, 1e-45, 0.7853982,
+                                                                       -0.7853982, 1.5707964, 3.1415927]),
+                                inputs(-70000.0, 70000.0, 1000, []), near, -near[::3]])
     for name, x in sets.items():
         f = getattr(torch, name)
         y32 = f(x)  # contiguous float32: ATen's vectorised kernel
