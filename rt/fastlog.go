@@ -61,10 +61,13 @@ func LogF32(x float32) float32 {
 // result x itself; ±0 is returned as it is.
 func Log1pF32(x float32) float32 {
 	if !(x > -1) || x > math.MaxFloat32 || x == 0 {
-		if x == 0 || x != x {
-			return x
+		switch {
+		case x < -1:
+			return LogNaN()
+		case x == -1:
+			return float32(math.Inf(-1))
 		}
-		return logSpecial(x + 1)
+		return x // ±0, +Inf, NaN
 	}
 	u := 1 + x
 	bv := u - 1 // TwoSum(1, x): u + e = 1 + x exactly

@@ -23,15 +23,14 @@ const (
 	TrigC float32 = -0x1.ee59dap-50
 
 	// sin r = r + r³·S(r²), cos r = 1 - r²/2 + r⁴·C(r²) on |r| ≤ π/4
-	// (tools/fastmath/fit.py: relative error of S and C 2^-25).
+	// (tools/fastmath/fit.py: relative error of S 2^-25, of C 2^-24).
 	TrigS3 float32 = 0x1.86832ep-19
 	TrigS2 float32 = -0x1.a08024p-13
 	TrigS1 float32 = 0x1.111196p-7
 	TrigS0 float32 = -0x1.555556p-3
-	TrigC3 float32 = -0x1.570786p-22
-	TrigC2 float32 = 0x1.a0efd4p-16
-	TrigC1 float32 = -0x1.6c17d0p-10
-	TrigC0 float32 = 0x1.555556p-5
+	TrigC2 float32 = 0x1.9bbe96p-16
+	TrigC1 float32 = -0x1.6c1290p-10
+	TrigC0 float32 = 0x1.555554p-5
 )
 
 // SinF32 is sin x in float32; ±0 is returned as it is.
@@ -55,16 +54,16 @@ func CosF32(x float32) float32 {
 
 // trigF32 is sin(x + off·π/2) for |x| ≤ TrigMax: q = round(x·2/π), r = x
 // - q·π/2 as rh + rl (x - q·TrigA is exact: an FMA, and the difference
-// fits in float32; q·TrigB's product and its error, its sum with that
-// TwoSum-exact; the rest in rl), and ±sin r or ±cos r by (q+off) mod 4.
+// fits in float32; -q·TrigB rounded and its error, x - q·TrigA plus
+// that TwoSum-exact; the rest in rl), and ±sin r or ±cos r by (q+off) mod 4.
 func trigF32(x float32, off int32) float32 {
 	q := FMA32(x, TrigTwoOvPi, ExpMagic) - ExpMagic
 	t := FMA32(q, -TrigA, x)
-	p := float32(q * TrigB)
-	pe := FMA32(q, TrigB, -p) // q·TrigB = p + pe exactly
-	rh := t - p               // TwoSum(t, -p)
+	np := float32(q * -TrigB)
+	pe := FMA32(q, TrigB, np) // q·TrigB = pe - np exactly
+	rh := t + np              // TwoSum(t, np)
 	bv := rh - t
-	e := (t - (rh - bv)) + (-p - bv)
+	e := (t - (rh - bv)) + (np - bv)
 	rl := FMA32(q, -TrigC, e-pe)
 	z := float32(rh * rh)
 	n := int32(q) + off
@@ -85,15 +84,13 @@ func sinPoly(rh, rl, z float32) float32 {
 	return rh + FMA32(float32(rh*z), s, c)
 }
 
-// cosPoly is cos(rh + rl): w = 1 - rh²/2 rounded, and what that rounding,
-// rh²'s and the rest leave (rh²/2 exactly as hz + hze; cos's derivative
-// -sin r ≈ -rh times rl) added once.
+// cosPoly is cos(rh + rl): w = 1 - rh²/2 rounded once (an FMA), the
+// rounding's error found with another (1 - w is exact), and with it
+// r⁴·C(r²) and cos's derivative -sin r ≈ -rh times rl, added once.
 func cosPoly(rh, rl, z float32) float32 {
-	h := 0.5 * rh
-	hz := float32(h * rh)
-	hze := FMA32(h, rh, -hz)
-	w := 1 - hz
-	werr := (1 - w) - hz
-	c := horner32(z, TrigC3, TrigC2, TrigC1, TrigC0)
-	return w + FMA32(float32(z*z), c, FMA32(-rh, rl, werr-hze))
+	nh := -0.5 * rh
+	w := FMA32(nh, rh, 1)
+	werr := FMA32(nh, rh, 1-w)
+	c := horner32(z, TrigC2, TrigC1, TrigC0)
+	return w + FMA32(float32(z*z), c, FMA32(rh, -rl, werr))
 }

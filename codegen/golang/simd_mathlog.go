@@ -69,7 +69,7 @@ func (l *simdLoop) logLanes(dst string, args []string) {
 
 // log1pLanes writes log(1+x) into dst, as rt.Log1pF32: u = 1+x and the
 // sum's error (TwoSum), log u with the error over u added to its small
-// terms; x itself where x is ±0 or NaN.
+// terms; NaN below -1, -Inf at -1, x itself where x is ±0, +Inf or NaN.
 func (l *simdLoop) log1pLanes(dst string, args []string) {
 	p := dst + "_"
 	b := &l.body
@@ -80,9 +80,11 @@ func (l *simdLoop) log1pLanes(dst string, args []string) {
 	b.line("%[1]se := %[2]s.Sub(%[1]su0.Sub(%[1]sbv)).Add(%[1]sx.Sub(%[1]sbv))", p, one)
 	l.logReduceLanes(p, p+"u0")
 	l.logTailLanes(p+"res", p, p+"k", p+"f", p+"e.Div("+p+"u0)")
-	l.logSpecialLanes(p, p+"u0")
-	b.line("%[1]ssp = %[1]sx.Merge(%[1]ssp, %[1]sx.Equal(%[2]s).Or(%[1]sx.IsNaN()))", p, zero)
-	b.line("%[1]sok = %[1]sok.And(%[1]sx.NotEqual(%[2]s))", p, zero)
+	negOne := l.lanesConst("NegOne", "-1")
+	b.line("%[1]ssp := %[2]s.Merge(%[1]sx, %[1]sx.Less(%[3]s))", p, l.lanesConst("LogNaN", "rt.LogNaN()"), negOne)
+	b.line("%[1]ssp = %[2]s.Merge(%[1]ssp, %[1]sx.Equal(%[3]s))", p, l.lanesConst("NegInf", "rt.Inf32(-1)"), negOne)
+	b.line("%[1]sok := %[1]sx.Greater(%[2]s).And(%[1]sx.Less(%[3]s)).And(%[1]sx.NotEqual(%[4]s))", p, negOne,
+		l.lanesConst("Inf", "rt.Inf32(1)"), zero)
 	b.line("%[1]s := %[2]sres.Merge(%[2]ssp, %[2]sok)", dst, p)
 }
 

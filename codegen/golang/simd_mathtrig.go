@@ -19,11 +19,11 @@ func (l *simdLoop) trigLanes(dst, x, scalar string, cos bool) {
 	b.line("%sx := %s", p, x)
 	b.line("%[1]sq := %[1]sx.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, l.k("TrigTwoOvPi"), magic)
 	b.line("%[1]st := %[1]sq.MulAdd(%[2]s, %[1]sx)", p, l.lanesConst("NegTrigA", "-rt.TrigA"))
-	b.line("%[1]sp := %[1]sq.Mul(%[2]s)", p, l.k("TrigB"))
-	b.line("%[1]spe := %[1]sq.MulAdd(%[2]s, %[3]s)", p, l.k("TrigB"), negLanes(p+"p"))
-	b.line("%[1]srh := %[1]st.Sub(%[1]sp)", p)
+	b.line("%[1]snp := %[1]sq.Mul(%[2]s)", p, l.lanesConst("NegTrigB", "-rt.TrigB"))
+	b.line("%[1]spe := %[1]sq.MulAdd(%[2]s, %[1]snp)", p, l.k("TrigB"))
+	b.line("%[1]srh := %[1]st.Add(%[1]snp)", p)
 	b.line("%[1]sbv := %[1]srh.Sub(%[1]st)", p)
-	b.line("%[1]se := %[1]st.Sub(%[1]srh.Sub(%[1]sbv)).Add(%[2]s.Sub(%[1]sbv))", p, negLanes(p+"p"))
+	b.line("%[1]se := %[1]st.Sub(%[1]srh.Sub(%[1]sbv)).Add(%[1]snp.Sub(%[1]sbv))", p)
 	b.line("%[1]srl := %[1]sq.MulAdd(%[2]s, %[1]se.Sub(%[1]spe))", p, l.lanesConst("NegTrigC", "-rt.TrigC"))
 	b.line("%[1]sz := %[1]srh.Mul(%[1]srh)", p)
 	poly := func(v string, coeffs ...string) {
@@ -36,15 +36,12 @@ func (l *simdLoop) trigLanes(dst, x, scalar string, cos bool) {
 	b.line("%[1]ssc := %[1]sz.MulAdd(%[1]srl.Mul(%[2]s), %[1]srl)", p, l.lanesConst("NegHalf", "-0.5"))
 	poly(p+"s", "TrigS3", "TrigS2", "TrigS1", "TrigS0")
 	b.line("%[1]ssin := %[1]srh.Add(%[1]srh.Mul(%[1]sz).MulAdd(%[1]ss, %[1]ssc))", p)
-	// cos: w = 1 - rh²/2 and what its roundings leave, rt.cosPoly
-	one := l.lanesConst("One", "1")
-	b.line("%[1]sh := %[1]srh.Mul(%[2]s)", p, l.lanesConst("Half", "0.5"))
-	b.line("%[1]shz := %[1]sh.Mul(%[1]srh)", p)
-	b.line("%[1]shze := %[1]sh.MulAdd(%[1]srh, %[2]s)", p, negLanes(p+"hz"))
-	b.line("%[1]sw := %[2]s.Sub(%[1]shz)", p, one)
-	b.line("%[1]swerr := %[2]s.Sub(%[1]sw).Sub(%[1]shz)", p, one)
-	poly(p+"c", "TrigC3", "TrigC2", "TrigC1", "TrigC0")
-	b.line("%[1]scos := %[1]sw.Add(%[1]sz.Mul(%[1]sz).MulAdd(%[1]sc, %[2]s.MulAdd(%[1]srl, %[1]swerr.Sub(%[1]shze))))", p, negLanes(p+"rh"))
+	// cos: w = 1 - rh²/2 rounded once and its rounding error, rt.cosPoly
+	b.line("%[1]snh := %[1]srh.Mul(%[2]s)", p, l.lanesConst("NegHalf", "-0.5"))
+	b.line("%[1]sw := %[1]snh.MulAdd(%[1]srh, %[2]s)", p, l.lanesConst("One", "1"))
+	b.line("%[1]swerr := %[1]snh.MulAdd(%[1]srh, %[2]s.Sub(%[1]sw))", p, l.lanesConst("One", "1"))
+	poly(p+"c", "TrigC2", "TrigC1", "TrigC0")
+	b.line("%[1]scos := %[1]sw.Add(%[1]sz.Mul(%[1]sz).MulAdd(%[1]sc, %[1]srh.MulAdd(%[2]s, %[1]swerr)))", p, negLanes(p+"rl"))
 	// the quadrant n = q (+1 for cos): odd takes cos, n&2 flips the sign
 	b.line("%[1]sn := %[1]sq.ConvertToInt32()", p)
 	if cos {

@@ -40,7 +40,7 @@ def main():
     q = mp.pi / 4
     # sin(r) = r + r³·S(r²), cos(r) = 1 - r²/2 + r⁴·C(r²), |r| <= π/4
     fit("sin S", lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3, 1e-12, q * q * 1.01, lambda z: z, 4)
-    fit("cos C", lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z ** 2, 1e-12, q * q * 1.01, lambda z: z, 4)
+    fit("cos C", lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z ** 2, 1e-12, q * q * 1.01, lambda z: z, 3)
 
 
 if __name__ == "__main__":
