@@ -5,9 +5,10 @@ import "math"
 // Float32 sin and cos for generated kernels, in the manner of
 // fastmath.go: float32 steps, the polynomial steps fused multiply-adds
 // (FMA32), so that the lanes (codegen/golang simd_mathtrig.go) give the
-// same bits. ATen's vectorised kernels call Sleef's u35 sin and cos
-// (3.5 ulp); these are within 1 ulp of float64 (fastmath_test.go states
-// the bounds measured against PyTorch).
+// same bits. Inductor's C++ calls Sleef's u35 sin and cos (3.5 ulp:
+// Vectorized<float>::sin in torch 2.15's headers); eager's float32 results
+// are within 0.6 ulp of float64 on rt/testdata's inputs, and these within
+// 0.72 on every float32 (fastmath_test.go, fastlog_test.go).
 
 const (
 	// TrigMax: up to |x| = 2^16 the reduction below is exact to about
