@@ -36,15 +36,21 @@ var fnImpls = map[string]fnImpl{
 	"abs": {f32: "rt.AbsF32(%[1]s)", f64: "math.Abs(%[1]s)", i64: "rt.AbsI64(%[1]s)", b: "%[1]s"},
 	// exp and tanh on f32 are float32 polynomials, as Inductor's C++ (Sleef)
 	// computes them: within 1 and 1.5 ulp (rt/fastmath.go), with lane twins.
-	"exp": {f32: "rt.ExpF32(%[1]s)", f64: "math.Exp(%[1]s)"}, "exp2": viaF64("math.Exp2"), "expm1": viaF64("math.Expm1"),
-	"log": viaF64("math.Log"), "log2": viaF64("math.Log2"), "log10": viaF64("math.Log10"), "log1p": viaF64("math.Log1p"),
+	"exp": {f32: "rt.ExpF32(%[1]s)", f64: "math.Exp(%[1]s)"}, "exp2": viaF64("math.Exp2"),
+	"log2": viaF64("math.Log2"), "log10": viaF64("math.Log10"),
+	// log, log1p and expm1 on f32 likewise (rt/fastlog.go), with lane twins.
+	"log":   {f32: "rt.LogF32(%[1]s)", f64: "math.Log(%[1]s)"},
+	"log1p": {f32: "rt.Log1pF32(%[1]s)", f64: "math.Log1p(%[1]s)"},
+	"expm1": {f32: "rt.Expm1F32(%[1]s)", f64: "math.Expm1(%[1]s)"},
 	// sqrt and 1/x through float64 are float32's correctly rounded results
 	// (53 ≥ 2·24+2 bits: rounding twice is innocuous); rsqrt and sigmoid
 	// are computed in float32 as torch's float32 results are
 	// (rt.RsqrtF32, rt.SigmoidF32), which the lanes compute step for step.
 	"sqrt": viaF64("math.Sqrt"), "reciprocal": viaF64("rt.Reciprocal"),
 	"rsqrt": {f32: "rt.RsqrtF32(%[1]s)", f64: "rt.Rsqrt(%[1]s)"},
-	"sin":   viaF64("math.Sin"), "cos": viaF64("math.Cos"), "tan": viaF64("math.Tan"),
+	"tan":   viaF64("math.Tan"),
+	// sin and cos on f32 likewise (rt/fasttrig.go), with lane twins.
+	"sin": {f32: "rt.SinF32(%[1]s)", f64: "math.Sin(%[1]s)"}, "cos": {f32: "rt.CosF32(%[1]s)", f64: "math.Cos(%[1]s)"},
 	"asin": viaF64("math.Asin"), "acos": viaF64("math.Acos"), "atan": viaF64("math.Atan"),
 	"sinh": viaF64("math.Sinh"), "cosh": viaF64("math.Cosh"), "tanh": {f32: "rt.TanhF32(%[1]s)", f64: "math.Tanh(%[1]s)"},
 	"asinh": viaF64("math.Asinh"), "acosh": viaF64("math.Acosh"), "atanh": viaF64("math.Atanh"),

@@ -58,6 +58,11 @@ var simdFns = map[string]simdFn{
 	"rsqrt":      {tmpl: "rt.RsqrtF32", expand: (*simdLoop).rsqrtLanes},
 	"sigmoid":    {tmpl: "rt.SigmoidF32", expand: (*simdLoop).sigmoidLanes},
 	"erf":        {tmpl: "rt.ErfF32", expand: (*simdLoop).erfLanes},
+	"log":        {tmpl: "rt.LogF32", expand: (*simdLoop).logLanes},
+	"log1p":      {tmpl: "rt.Log1pF32", expand: (*simdLoop).log1pLanes},
+	"expm1":      {tmpl: "rt.Expm1F32", expand: (*simdLoop).expm1Lanes},
+	"sin":        {tmpl: "rt.SinF32", expand: (*simdLoop).sinLanes},
+	"cos":        {tmpl: "rt.CosF32", expand: (*simdLoop).cosLanes},
 	// Ordered compares (false on NaN) as Go's <, <=, ...; != is unordered.
 	"eq":    {tmpl: "%[1]s.Equal(%[2]s)", mask: true},
 	"ne":    {tmpl: "%[1]s.NotEqual(%[2]s)", mask: true},

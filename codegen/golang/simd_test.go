@@ -72,6 +72,11 @@ var simdOps = []string{
 	"rsqrt_1 = torch.ops.aten.rsqrt.default(x)",
 	"sigmoid_1 = torch.ops.aten.sigmoid.default(x)",
 	"erf_1 = torch.ops.aten.erf.default(x)",
+	"log_1 = torch.ops.aten.log.default(x)",
+	"log1p_1 = torch.ops.aten.log1p.default(x)",
+	"expm1_1 = torch.ops.aten.expm1.default(x)",
+	"sin_1 = torch.ops.aten.sin.default(x)",
+	"cos_1 = torch.ops.aten.cos.default(x)",
 }
 
 // simdPolys are outputs computed by rt's float32 formulas (the exp, tanh
@@ -79,7 +84,8 @@ var simdOps = []string{
 // kernels), which differ from interp's float64 functions by up to 1.5
 // ulp: they must agree bit for bit across builds, and with interp within
 // that.
-var simdPolys = map[string]bool{"exp_1": true, "tanh_1": true, "rsqrt_1": true, "sigmoid_1": true, "erf_1": true}
+var simdPolys = map[string]bool{"exp_1": true, "tanh_1": true, "rsqrt_1": true, "sigmoid_1": true, "erf_1": true,
+	"log_1": true, "log1p_1": true, "expm1_1": true, "sin_1": true, "cos_1": true}
 
 var simdCompares = []string{"eq", "ne", "lt", "le", "gt", "ge"}
 

@@ -128,6 +128,31 @@ def bf16_round_trip(x, y):
     return (x.bfloat16() * y.bfloat16() + 1).float()
 
 
+# Session 15's held-out rows, written before kiln ran on them: functions
+# built on log, log1p, expm1, sin and cos. softplus (log1p of exp), elu
+# (expm1), log_softmax over the last dim (log of a sum), the logistic loss
+# on logits (mean; eager takes any target, randn ones included) and a
+# rotary-embedding step (sin, cos).
+def softplus(x):
+    return F.softplus(x)
+
+
+def elu(x):
+    return F.elu(x)
+
+
+def log_softmax_last(x):
+    return torch.log_softmax(x, -1)
+
+
+def bce_logits(x, y):
+    return F.binary_cross_entropy_with_logits(x, y)
+
+
+def rotary_sin_cos(x, y):
+    return x.sin() * y.cos()
+
+
 # Issue 13's held-out graphs at the issue's own sizes (kernel counts only;
 # testdata/fusion/heldout_*.txtar hold the same graphs).
 def arange_select_mul():
@@ -161,6 +186,11 @@ PROGRAMS = [
     ("var over the last dim", var_last, [(1024, 1024)]),
     ("gelu (erf)", gelu_exact, [(1024, 1024)]),
     ("x * y + 1 in bf16", bf16_round_trip, [(1024, 1024), (1024, 1024)]),
+    ("softplus", softplus, [(1024, 1024)]),
+    ("elu (expm1)", elu, [(1024, 1024)]),
+    ("log_softmax dim=-1", log_softmax_last, [(1024, 1024)]),
+    ("bce_with_logits (mean)", bce_logits, [(1024, 1024), (1024, 1024)]),
+    ("sin(x) * cos(y)", rotary_sin_cos, [(1024, 1024), (1024, 1024)]),
 ]
 
 
