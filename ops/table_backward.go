@@ -40,7 +40,7 @@ func backwardTable() []Entry {
 		n("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor", likeArg("self")),
 		n("embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", metaEmbeddingBackward),
 		n("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
-			gradsLike("input", "weight", "bias")),
+			contiguousGrads("input", "weight", "bias")),
 		n("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
 			metaBatchNormBackward),
 		n("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
@@ -61,9 +61,12 @@ func likeArg(name string) MetaFunc {
 	}
 }
 
-// gradsLike returns one gradient per name, typed like that argument, or
-// None where output_mask is false or the argument is None.
-func gradsLike(names ...string) MetaFunc {
+// contiguousGrads are the gradients of the named arguments, each a fresh
+// contiguous tensor of its argument's shape (None where output_mask says
+// so): PyTorch 2.15's native_layer_norm_backward returns grad_input
+// row-major whatever input's strides, eager and fake alike
+// (testdata/opcases: a permuted input).
+func contiguousGrads(names ...string) MetaFunc {
 	return func(env *Env, c *Call) ([]ir.Type, error) {
 		mask, err := boolList(c, "output_mask")
 		if err != nil {
@@ -79,7 +82,7 @@ func gradsLike(names ...string) MetaFunc {
 				out[i] = ir.Type{Kind: ir.KindNone}
 				continue
 			}
-			out[i] = ir.TensorOf(env.Fresh(t.DType, copyExprs(t.Shape), env.PreserveStrides(t), t.Device))
+			out[i] = ir.TensorOf(env.Fresh(t.DType, copyExprs(t.Shape), ir.ContiguousStrides(t.Shape), t.Device))
 		}
 		return out, nil
 	}

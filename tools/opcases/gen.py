@@ -172,6 +172,12 @@ def cases():
     y, mean, rstd = aten.native_layer_norm(x34, [4], ln_w, ln_b, 1e-5)
     out.append(case("native_layer_norm_backward", lambda g, x, m, r, w, b: aten.native_layer_norm_backward(g, x, [4], m, r, w, b, [True, True, True]),
                     g34, x34, mean, rstd, ln_w, ln_b))
+    # an input with its last dim strided (a ConvNeXt block's NCHW -> NHWC
+    # permute): grad_input is contiguous all the same (CPU kernel and meta)
+    xp = gen(67, 2, 4, 3, 3).permute(0, 2, 3, 1)
+    _, pmean, prstd = aten.native_layer_norm(xp, [4], ln_w, ln_b, 1e-5)
+    out.append(case("native_layer_norm_backward_permuted", lambda g, x, m, r, w, b: aten.native_layer_norm_backward(g, x, [4], m, r, w, b, [True, True, True]),
+                    gen(68, 2, 3, 3, 4), xp, pmean, prstd, ln_w, ln_b))
     bn_x, bn_g = gen(29, 2, 3, 2, 2), gen(30, 2, 3, 2, 2)
     bn_w, bn_rm, bn_rv = gen(31, 3), gen(32, 3), gen(33, 3, lo=0.5, hi=1.5)
     _, smean, sinv = aten.native_batch_norm(bn_x, bn_w, None, bn_rm.clone(), bn_rv.clone(), True, 0.1, 1e-5)
