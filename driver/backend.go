@@ -16,10 +16,10 @@ import (
 )
 
 // CompilePipeline is what `kiln compile` runs before lowering: decompose
-// before align, so that the nodes decompositions make get alignment facts;
-// aten first, so that a Dynamo-level graph reaches the rest as ATen ops (it
-// leaves an ATen graph as it is).
-const CompilePipeline = "fakeprop,aten,functionalize,decompose,align,dce"
+// and Inductor's post-grad patterns before align, so that the nodes they
+// make get alignment facts; aten first, so that a Dynamo-level graph
+// reaches the rest as ATen ops (it leaves an ATen graph as it is).
+const CompilePipeline = "fakeprop,aten,functionalize,decompose,postgrad,align,dce"
 
 // BackendOptions configure lowering, fusion and codegen.
 type BackendOptions struct {

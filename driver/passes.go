@@ -10,5 +10,6 @@ import (
 	_ "github.com/kiln-compiler/kiln/passes/decompose"
 	_ "github.com/kiln-compiler/kiln/passes/fakeprop"
 	_ "github.com/kiln-compiler/kiln/passes/functionalize"
+	_ "github.com/kiln-compiler/kiln/passes/postgrad"
 	_ "github.com/kiln-compiler/kiln/passes/vmap"
 )

@@ -15,7 +15,7 @@ import (
 // backEnd below, parsing in parseRow. A pipeline runs a subsequence of it.
 var runOrder = []string{
 	"parse",
-	"fakeprop", "aten", "functionalize", "vmap", "decompose", "align", "dce", "cse",
+	"fakeprop", "aten", "functionalize", "vmap", "decompose", "postgrad", "align", "dce", "cse",
 	"lower", "verify", "fuse", "plan", "go", "cuda",
 }
 

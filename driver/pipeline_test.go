@@ -22,7 +22,7 @@ func TestTableInRunOrder(t *testing.T) {
 	for _, info := range table {
 		names = append(names, info.Name)
 	}
-	assert.Equal(t, []string{"parse", "fakeprop", "aten", "functionalize", "vmap", "decompose", "align", "dce", "cse",
+	assert.Equal(t, []string{"parse", "fakeprop", "aten", "functionalize", "vmap", "decompose", "postgrad", "align", "dce", "cse",
 		"lower", "verify", "fuse", "plan", "go", "cuda"}, names)
 	seen := map[string]bool{}
 	for _, info := range table {
@@ -110,10 +110,10 @@ func TestFlowsWithoutCLI(t *testing.T) {
 	progs, err := driver.Backend(run, driver.BackendOptions{Go: true, CUDA: true})
 	require.NoError(t, err)
 	require.NoError(t, driver.WriteOutputs(dir+"/dumps", "", false, run, progs))
-	for _, f := range []string{"graph0.00-input.fx", "graph0.06-dce.fx", "graph0.ir_pre_fusion.txt", "graph0.go", "graph0.cu", "report0.html", "graph.svg"} {
+	for _, f := range []string{"graph0.00-input.fx", "graph0.07-dce.fx", "graph0.ir_pre_fusion.txt", "graph0.go", "graph0.cu", "report0.html", "graph.svg"} {
 		assert.FileExists(t, dir+"/dumps/"+f)
 	}
-	assert.Contains(t, driver.Summary(run, progs, "", "d", 0), "passes fakeprop,aten,functionalize,decompose,align,dce; 1 kernel(s) from 2 (1 fusion(s))")
+	assert.Contains(t, driver.Summary(run, progs, "", "d", 0), "passes fakeprop,aten,functionalize,decompose,postgrad,align,dce; 1 kernel(s) from 2 (1 fusion(s))")
 }
 
 // DESIGN.md's pipeline table names the stages of driver.Table, in order.
