@@ -488,6 +488,65 @@ PROGRAMS_BLOCKS = [
 ]
 PROGRAMS += PROGRAMS_BLOCKS
 
+
+def convnext_block(x, wd, bd, g, b, w1, b1, w2, b2, scale):
+    h = F.conv2d(x, wd, bd, padding=1, groups=4).permute(0, 2, 3, 1)
+    h = F.linear(F.gelu(F.linear(F.layer_norm(h, (4,), g, b), w1, b1)), w2, b2)
+    return x + (scale * h).permute(0, 3, 1, 2)
+
+
+def lora_linear(x, w, a, b):
+    return F.linear(x, w) + F.linear(F.linear(x, a), b) * 0.5
+
+
+def gated_attention(x, wq, wk, wv, wg):
+    q, k, v = (F.linear(x, w).view(2, 5, 2, 4).transpose(1, 2) for w in (wq, wk, wv))
+    o = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(2, 5, 8)
+    return o * torch.sigmoid(F.linear(x, wg))
+
+
+def rel_bias_attention(q, k, v, table, buckets):
+    s = q @ k.transpose(-1, -2) + table[buckets].permute(2, 0, 1)
+    return torch.softmax(s, -1) @ v
+
+
+def focal_loss(x, t):
+    p = torch.sigmoid(x)
+    ce = F.binary_cross_entropy_with_logits(x, t, reduction="none")
+    pt = p * t + (1 - p) * (1 - t)
+    return (ce * (1 - pt) ** 2).mean()
+
+
+def window_partition_norm(x, g, b):
+    w = x.view(2, 2, 3, 2, 3, 4).permute(0, 1, 3, 2, 4, 5).reshape(8, 9, 4)
+    return F.layer_norm(w, (4,), g, b)
+
+
+def moe_router(x, w):
+    probs = torch.softmax(F.linear(x, w), -1)
+    top, idx = torch.topk(probs, 2, -1)
+    return torch.zeros_like(probs).scatter(-1, idx, top / top.sum(-1, keepdim=True))
+
+
+# Session 15's held-out model blocks, written before kiln ran on them: a
+# ConvNeXt block, a LoRA linear, a sigmoid-gated attention output, T5's
+# relative-position bias, a focal loss, Swin's window partition with its
+# layer_norm (forward and backward), and an MoE router's top-2 weights.
+PROGRAMS_BLOCKS15 = [
+    ("ConvNeXt block, forward and backward", train(convnext_block),
+     [(2, 4, 5, 5), (4, 1, 3, 3), (4,), (4,), (4,), (16, 4), (16,), (4, 16), (4,), (4,), (2, 4, 5, 5)]),
+    ("LoRA linear, forward and backward", train(lora_linear), [(6, 8), (5, 8), (2, 8), (5, 2), (6, 5)]),
+    ("sigmoid-gated attention, forward and backward", train(gated_attention),
+     [(2, 5, 8), (8, 8), (8, 8), (8, 8), (8, 8), (2, 5, 8)]),
+    ("relative-position bias attention, forward and backward", train(rel_bias_attention),
+     [(2, 5, 4), (2, 5, 4), (2, 5, 4), (9, 2), index(9, 5, 5), (2, 5, 4)]),
+    ("focal loss, forward and backward", train(focal_loss), [(6, 7), (6, 7), ()]),
+    ("window partition, layer_norm, forward and backward", train(window_partition_norm),
+     [(2, 6, 6, 4), (4,), (4,), (8, 9, 4)]),
+    ("MoE top-2 router weights", moe_router, [(6, 8), (4, 8)]),
+]
+PROGRAMS += PROGRAMS_BLOCKS15
+
 # Why kiln is above Inductor where it still is (or cannot compile), and
 # where the counts differ in kind, by graph name. Inductor's one C++
 # function may hold several fused kernels, each a pass over memory; a kiln
