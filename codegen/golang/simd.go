@@ -130,6 +130,9 @@ type simdLoop struct {
 	wideBody string
 	// alt16 are body lines with another form on 16 lanes (lineAt16).
 	alt16 map[string]string
+	// fold16 runs a sum's two-step loop on 16 lanes where the CPU has
+	// AVX-512 (simd_fold16.go); "" where it does not qualify.
+	fold16 string
 }
 
 // vacc is a vector accumulator of a reduction loop.
@@ -628,6 +631,11 @@ func (l *simdLoop) unrolledBody(f *code, w laneWidth, body string) {
 				f.line("%s", strings.Replace(h.stmt, a.name+" :=", a.name+"B :=", 1))
 			}
 		}
+	}
+	if l.fold16 != "" && w.n == 8 {
+		f.line("if rt.AVX512() {")
+		f.line("%s", l.fold16)
+		f.line("}")
 	}
 	f.line("for ; i+%d <= len(%s); i += %d {", 2*w.n, l.contig[0], 2*w.n)
 	f.WriteString(body)

@@ -50,12 +50,17 @@ func (l *simdLoop) writeReduction(f *code, ret string) {
 	f.line("//")
 	f.line("//go:noinline")
 	f.line("func %sLanes(%s) int {", l.name, strings.Join(params, ", "))
+	l.name += "Lanes"
+	twin, call := l.fold16Twin(params)
+	l.name = strings.TrimSuffix(l.name, "Lanes")
+	l.fold16 = call
 	l.writeLoops(f, lanes8, "")
 	f.WriteString(l.folds.String())
 	f.line("archsimd.ClearAVXUpperBits() // back to scalar SSE code without a transition penalty")
 	f.line("return i")
 	f.line("}")
 	f.line("")
+	f.WriteString(twin)
 }
 
 // writeReslices bounds every contiguous view by the first one's length.
