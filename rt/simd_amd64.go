@@ -32,7 +32,7 @@ func AVX512() bool { return useAVX512 }
 func SIMDStatus() string {
 	switch {
 	case useAVX512:
-		return "avx512: float32 pointwise inner loops run on 16 lanes, others on 8 (GOEXPERIMENT=simd build)"
+		return "avx512: pointwise loops, wide column reductions, transposed tiles and row sums' bodies on 16 float32 lanes, the rest on 8 (GOEXPERIMENT=simd build)"
 	case useSIMD && archsimd.X86.AVX512():
 		return "avx2: float32 inner loops run on 8 lanes, 16 forbidden by KILN_SIMD=avx2 (GOEXPERIMENT=simd build)"
 	case useSIMD:
