@@ -153,6 +153,35 @@ def rotary_sin_cos(x, y):
     return x.sin() * y.cos()
 
 
+# Session 15's second held-out set (the lead's), written before kiln ran on
+# them: a training step's pieces. cross_entropy against the argmax of
+# another tensor (compare.py feeds float inputs only), softmax with a
+# boolean mask built in the graph, and layer_norm and a SwiGLU gate,
+# forward and backward (the joint graph make_fx traces through
+# autograd.grad, as survey.py's train()).
+def cross_entropy_argmax(x, y):
+    return F.cross_entropy(x, y.argmax(-1))
+
+
+def masked_softmax(x, y):
+    return torch.softmax(x.masked_fill(y > 1, float("-inf")), -1)
+
+
+def joint(f):
+    def step(*args):
+        *xs, go = args
+        xs = [x.detach().requires_grad_() for x in xs]
+        with torch.enable_grad():
+            out = f(*xs)
+            grads = torch.autograd.grad(out, xs, go)
+        return (out.detach(),) + tuple(grads)
+    return step
+
+
+layer_norm_train = joint(lambda x, w, b: F.layer_norm(x, (1024,), w, b))
+swiglu_train = joint(lambda x, y: F.silu(x) * y)
+
+
 # Issue 13's held-out graphs at the issue's own sizes (kernel counts only;
 # testdata/fusion/heldout_*.txtar hold the same graphs).
 def arange_select_mul():
@@ -191,6 +220,10 @@ PROGRAMS = [
     ("log_softmax dim=-1", log_softmax_last, [(1024, 1024)]),
     ("bce_with_logits (mean)", bce_logits, [(1024, 1024), (1024, 1024)]),
     ("sin(x) * cos(y)", rotary_sin_cos, [(1024, 1024), (1024, 1024)]),
+    ("cross_entropy (mean)", cross_entropy_argmax, [(1024, 1024), (1024, 1024)]),
+    ("masked softmax", masked_softmax, [(1024, 1024), (1024, 1024)]),
+    ("layer_norm, forward and backward", layer_norm_train, [(1024, 1024), (1024,), (1024,), (1024, 1024)]),
+    ("silu(x) * y, forward and backward", swiglu_train, [(1024, 1024), (1024, 1024), (1024, 1024)]),
 ]
 
 
