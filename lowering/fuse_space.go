@@ -151,6 +151,9 @@ func matchSpaces(g, c *Kernel) (mergePlan, string) {
 		return mergePlan{}, fmt.Sprintf("iteration spaces %s and %s differ", sizesString(c.Outer), describeKernelSpace(g))
 	}
 	if sym.EqualLists(c.Outer, g.Outer) {
+		if !allOuterLevel(g) && readsTransposed(g, c) {
+			return mergePlan{}, "they read a buffer along and across their reduce range (a column sum beside a row's): the joined stage could not run on lanes"
+		}
 		return mergePlan{kind: caseAppend, why: "reduction over the same outer space " + space}, ""
 	}
 	if pl, ok := splitAppendPlan(g, c); ok {
