@@ -175,6 +175,7 @@ def joint(f):
             out = f(*xs)
             grads = torch.autograd.grad(out, xs, go)
         return (out.detach(),) + tuple(grads)
+    step.traced = True
     return step
 
 
@@ -365,7 +366,10 @@ def measure(name, fn, shapes, kiln, work, timed=True):
         np.save(os.path.join(d, "in", n + ".npy"), a.numpy())
     want = fn(*[a.clone() for a in args])
 
-    compiled, _, ind = inductor_run(fn, args)
+    # A forward and backward step compiles as its traced joint graph, as
+    # survey.py does: torch.compile of the step itself would run
+    # autograd.grad around a graph break.
+    compiled, _, ind = inductor_run(gm if getattr(fn, "traced", False) else fn, args)
 
     run([kiln, "compile", "-o", os.path.join(d, "dump"), fx])
     with open(os.path.join(d, "dump", "graph0.ir_post_fusion.txt")) as f:
@@ -378,11 +382,17 @@ def measure(name, fn, shapes, kiln, work, timed=True):
     simd = run([binary, "-simd"]).stdout.strip()
     out = os.path.join(d, "out")
     run([binary, "-inputs", os.path.join(d, "in"), "-o", out])
-    got = np.load(os.path.join(out, "out0.npy"))
-    err = float(np.max(np.abs(got - want.numpy()))) if got.size else 0.0
+    # One output or several (a forward and backward step returns the
+    # forward's and each gradient), checked one by one.
+    wants = want if isinstance(want, tuple) else (want,)
     want64 = fn(*[a.double() for a in args])
-    ok = got.shape == tuple(want.shape) and same(want, torch.from_numpy(got), fp64_ref=want64, tol=1e-4,
-                                                  log_error=lambda *a, **k: None)
+    wants64 = want64 if isinstance(want64, tuple) else (want64,)
+    ok, err = True, 0.0
+    for i, (w, w64) in enumerate(zip(wants, wants64)):
+        got = np.load(os.path.join(out, f"out{i}.npy"))
+        err = max(err, float(np.max(np.abs(got - w.numpy()))) if got.size else 0.0)
+        ok = ok and got.shape == tuple(w.shape) and same(w, torch.from_numpy(got), fp64_ref=w64, tol=1e-4,
+                                                         log_error=lambda *a, **k: None)
 
     if not timed:
         return dict(name=name, shapes=shapes, ind=ind, kiln_k=kiln_k, kiln_ext=kiln_ext, ok=ok, err=err)
