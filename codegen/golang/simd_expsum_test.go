@@ -60,10 +60,5 @@ func TestExpShiftSum(t *testing.T) {
 	for o := range asm {
 		requireSameBits(t, lanesGo[o], asm[o], func(int) bool { return true }, "output %d: assembly vs Go lanes", o)
 	}
-	res, err := interp.Run(c.g, []any{x}, interp.Options{})
-	require.NoError(t, err)
-	for o := range asm {
-		want := res.Outputs[o].(*interp.Tensor)
-		require.Nil(t, interp.Compare(want, f32Bits(want.Shape, func(i int) uint32 { return asm[o][i] }), interp.DefaultTolerance), "output %d", o)
-	}
+	requireCloseToInterp(t, c, x, asm)
 }

@@ -44,11 +44,5 @@ func TestSIMDFold16(t *testing.T) {
 	for o := range simd {
 		requireSameBits(t, others["simd-avx2"][o], simd[o], func(int) bool { return false }, "16 lanes vs 8, output %d", o)
 	}
-	res, err := interp.Run(c.g, []any{x}, interp.Options{})
-	require.NoError(t, err)
-	for o := range simd {
-		want := res.Outputs[o].(*interp.Tensor)
-		got := f32Bits(want.Shape, func(i int) uint32 { return simd[o][i] })
-		require.Nil(t, interp.Compare(want, got, interp.DefaultTolerance), "output %d", o)
-	}
+	requireCloseToInterp(t, c, x, simd)
 }

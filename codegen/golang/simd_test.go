@@ -442,11 +442,18 @@ func TestSIMDColumns(t *testing.T) {
 	require.Contains(t, string(symLanes), "s0 int64, x0 int64")
 	buildVariant(t, goBin, symDir, filepath.Join(t.TempDir(), "sym"), "GOEXPERIMENT=simd")
 
+	requireCloseToInterp(t, c, x, simd)
+}
+
+// requireCloseToInterp runs c's graph in interp on x and requires each
+// output (bits, in order) within assert_close's default tolerance of it.
+func requireCloseToInterp(t *testing.T, c fxCase, x *interp.Tensor, outs [][]uint32) {
+	t.Helper()
 	res, err := interp.Run(c.g, []any{x}, interp.Options{})
 	require.NoError(t, err)
-	for o := range simd {
+	for o := range outs {
 		want := res.Outputs[o].(*interp.Tensor)
-		got := f32Bits(want.Shape, func(i int) uint32 { return simd[o][i] })
+		got := f32Bits(want.Shape, func(i int) uint32 { return outs[o][i] })
 		require.Nil(t, interp.Compare(want, got, interp.DefaultTolerance), "output %d", o)
 	}
 }
