@@ -109,7 +109,7 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 	// a scan walks its range in order, one thread per row: a reduction
 	// joined to it would lose its vector lanes (codegen/golang simd)
 	indep, reads := dependence(s.setsOf(prev.k), s.setsOf(g.k))
-	if !reads && !indep || hasScanStage(prev.k) != hasScanStage(g.k) || readsTransposed(prev.k, g.k) {
+	if !reads && !indep || hasScanStage(prev.k) != hasScanStage(g.k) {
 		return false
 	}
 	_, writes := kernelAccesses(g.k)
@@ -130,63 +130,6 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 	prev.members = append(prev.members[:len(prev.members)-1], members...)
 	s.stats.Fusions++
 	return true
-}
-
-// readsTransposed: a and b read some buffer in reduction stages along
-// their innermost reduce range in one and across it in the other (a
-// stride other than 1: a column sum walked as a row), each over at least
-// a lane block. Such a pair stays two kernels: over equal outer ranges (a
-// square matrix's rows where the other sums its columns) the joined stage
-// would mix the two directions, which lanes cannot run, and the generated
-// loop runs it scalar: layer_norm's forward and backward over 1024×1024,
-// grad_bias (Σ grad over rows) joined to the row kernel reading grad
-// along its rows, took 3194 µs against Inductor's 799.
-func readsTransposed(a, b *Kernel) bool {
-	da, db := reduceDirections(a), reduceDirections(b)
-	for buf, d := range da {
-		if e, ok := db[buf]; ok && d|e == along|across {
-			return true
-		}
-	}
-	return false
-}
-
-const (
-	along  = 1 << iota // stride 1 along the innermost reduce range
-	across             // another stride
-)
-
-// reduceDirections are the directions k's reduction stages read each
-// buffer in, over innermost reduce ranges of a lane block or more (a sum
-// over a batch of 2 is scalar work either way); a gather's index says
-// nothing.
-func reduceDirections(k *Kernel) map[*Buffer]int {
-	dirs := map[*Buffer]int{}
-	for _, st := range k.Stages {
-		if len(st.Reduce) == 0 {
-			continue
-		}
-		if n, ok := st.Reduce[len(st.Reduce)-1].Const(); ok && n < 8 {
-			continue
-		}
-		r := ReduceVar(len(st.Reduce) - 1)
-		for _, in := range st.Body {
-			if in.Op != OpLoad || in.Access == nil {
-				continue
-			}
-			coeffs, _, ok := sym.Linear(in.Access.Index, []string{r})
-			if !ok {
-				continue
-			}
-			switch c, isConst := coeffs[0].Const(); {
-			case isConst && c == 1:
-				dirs[in.Access.Buffer] |= along
-			case !isConst || c != 0:
-				dirs[in.Access.Buffer] |= across
-			}
-		}
-	}
-	return dirs
 }
 
 // hasScanStage: some stage of k folds a scan.
