@@ -21,11 +21,11 @@ import (
 // assignRe matches a plain assignment, whose target is group 1.
 var assignRe = regexp.MustCompile(`^\s*(\w+) = `)
 
-// fold16Twin returns <name>Lanes16 and the statement <name>Lanes runs it
-// by (params are <name>Lanes's parameters); "" where the loop does not
-// qualify: a reduction other than a sum, or an accumulator step whose
+// fold16Twin returns lanes's 16-lane twin (<lanes>16) and the statement
+// lanes runs it by (params are lanes's parameters); "" where the loop does
+// not qualify: a reduction other than a sum, or an accumulator step whose
 // operand is not one value the body computes.
-func (l *simdLoop) fold16Twin(params []string) (fn, call string) {
+func (l *simdLoop) fold16Twin(lanes string, params []string) (fn, call string) {
 	if len(l.vaccs) == 0 || l.expSum != nil || len(l.contig) == 0 {
 		return "", ""
 	}
@@ -46,10 +46,7 @@ func (l *simdLoop) fold16Twin(params []string) (fn, call string) {
 		}
 		m := assignRe.FindStringSubmatch(line)
 		if m == nil || !isAcc[m[1]] {
-			if alt, ok := l.alt16[strings.TrimSpace(line)]; ok {
-				line = alt
-			}
-			body16.line("%s", lanes16.spell(withMem(line, mem)))
+			body16.line("%s", l.lineAt(lanes16, line, mem))
 			continue
 		}
 		acc, x := m[1], strings.TrimSpace(line)
@@ -75,9 +72,9 @@ func (l *simdLoop) fold16Twin(params []string) (fn, call string) {
 		types = append(types, "archsimd.Float32x8", "archsimd.Float32x8")
 		rets = append(rets, a.name, a.name+"B")
 	}
-	name := l.name + "16"
+	name := lanes + "16"
 	var f code
-	f.line("// %s runs %s's two-step loop 16 elements at a time on", name, l.name)
+	f.line("// %s runs %s's two-step loop 16 elements at a time on", name, lanes)
 	f.line("// AVX-512, the halves into the two steps' accumulators (simd_fold16.go).")
 	f.line("func %s(%s, %s archsimd.Float32x8) (int, %s) {", name, strings.Join(params, ", "), strings.Join(accs, ", "), strings.Join(types, ", "))
 	f.line("i := 0")

@@ -50,9 +50,7 @@ func (l *simdLoop) writeReduction(f *code, ret string) {
 	f.line("//")
 	f.line("//go:noinline")
 	f.line("func %sLanes(%s) int {", l.name, strings.Join(params, ", "))
-	l.name += "Lanes"
-	twin, call := l.fold16Twin(params)
-	l.name = strings.TrimSuffix(l.name, "Lanes")
+	twin, call := l.fold16Twin(l.name+"Lanes", params)
 	l.fold16 = call
 	l.writeLoops(f, lanes8, "")
 	f.WriteString(l.folds.String())

@@ -68,21 +68,23 @@ func (l *simdLoop) lineAt16(line8, line16 string) {
 	l.alt16[line8] = line16
 }
 
-// bodyAt is the loop body at width w: at 16 lanes, lines with a form of
-// their own take it, and the rest are respelled; the constants in mem are
-// read from memory where they are used (memOperands).
+// bodyAt is the loop body at width w (lineAt, line by line).
 func (l *simdLoop) bodyAt(w laneWidth, mem map[string]string) string {
-	body := l.body.String()
-	if w.n == 16 && len(l.alt16) > 0 {
-		lines := strings.Split(body, "\n")
-		for i, line := range lines {
-			if alt, ok := l.alt16[strings.TrimSpace(line)]; ok {
-				lines[i] = alt
-			}
-		}
-		body = strings.Join(lines, "\n")
+	lines := strings.Split(l.body.String(), "\n")
+	for i, line := range lines {
+		lines[i] = l.lineAt(w, line, mem)
 	}
-	return w.spell(withMem(body, mem))
+	return strings.Join(lines, "\n")
+}
+
+// lineAt is one body line at width w: at 16 lanes its own form where it
+// has one (lineAt16), else its respelling; the constants in mem read from
+// memory where they are used (memOperands).
+func (l *simdLoop) lineAt(w laneWidth, line string, mem map[string]string) string {
+	if alt, ok := l.alt16[strings.TrimSpace(line)]; ok && w.n == 16 {
+		line = alt
+	}
+	return w.spell(withMem(line, mem))
 }
 
 // wideTwin returns the 16-lane twin of pointwise loop l and the call
