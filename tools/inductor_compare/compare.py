@@ -157,8 +157,8 @@ def rotary_sin_cos(x, y):
 # them: a training step's pieces. cross_entropy against the argmax of
 # another tensor (compare.py feeds float inputs only), softmax with a
 # boolean mask built in the graph, and layer_norm and a SwiGLU gate,
-# forward and backward (the joint graph make_fx traces through
-# autograd.grad, as survey.py's train()).
+# forward and backward (train: the joint graph make_fx traces through
+# autograd.grad).
 def cross_entropy_argmax(x, y):
     return F.cross_entropy(x, y.argmax(-1))
 
@@ -167,20 +167,24 @@ def masked_softmax(x, y):
     return torch.softmax(x.masked_fill(y > 1, float("-inf")), -1)
 
 
-def joint(f):
+def train(f):
+    """A forward and backward step of f: its output and the gradient of each
+    float input for the last input, the output's gradient (the joint graph
+    make_fx traces through autograd.grad). Inductor compiles the traced
+    graph (step.traced), not the step around a graph break."""
     def step(*args):
         *xs, go = args
-        xs = [x.detach().requires_grad_() for x in xs]
+        xs = [x.detach().requires_grad_() if x.is_floating_point() else x for x in xs]
         with torch.enable_grad():
             out = f(*xs)
-            grads = torch.autograd.grad(out, xs, go)
+            grads = torch.autograd.grad(out, [x for x in xs if x.requires_grad], go)
         return (out.detach(),) + tuple(grads)
     step.traced = True
     return step
 
 
-layer_norm_train = joint(lambda x, w, b: F.layer_norm(x, (1024,), w, b))
-swiglu_train = joint(lambda x, y: F.silu(x) * y)
+layer_norm_train = train(lambda x, w, b: F.layer_norm(x, (1024,), w, b))
+swiglu_train = train(lambda x, y: F.silu(x) * y)
 
 
 # Issue 13's held-out graphs at the issue's own sizes (kernel counts only;

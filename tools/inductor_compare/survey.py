@@ -43,7 +43,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import (KERNEL_COLS, KERNEL_HEADS, at_most, fx_text, inductor_run, kernel_cells,  # noqa: E402
-                     kiln_kernels, replace_between, run)
+                     kiln_kernels, replace_between, run, train)
 
 BEGIN = "<!-- inductor_compare:survey:begin -->"
 END = "<!-- inductor_compare:survey:end -->"
@@ -330,18 +330,6 @@ PROGRAMS += [
 # gradient. make_fx traces torch.autograd.grad into the backward's aten ops,
 # as AOTAutograd's joint graph has them; Inductor compiles that same graph
 # (survey() hands it the make_fx module), so both sides see the same ops.
-def train(f):
-    def step(*args):
-        *xs, go = args
-        xs = [x.detach().requires_grad_() if x.is_floating_point() else x for x in xs]
-        with torch.enable_grad():
-            out = f(*xs)
-            grads = torch.autograd.grad(out, [x for x in xs if x.requires_grad], go)
-        return (out.detach(),) + tuple(grads)
-    step.traced = True
-    return step
-
-
 def lstm_cell(x, h, c, wi, wh, bi, bh):
     h2, c2 = torch.lstm_cell(x, (h, c), wi, wh, bi, bh)
     return h2 + c2
