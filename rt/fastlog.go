@@ -10,11 +10,11 @@ import "math"
 
 const (
 	// LogSqrtHalf is √½'s bits: x = 2^k·m with m in [√½, √2), found with
-	// integer steps on x's bits less these (as musl's logf).
+	// integer steps on x's bits less these (as fdlibm's logf).
 	LogSqrtHalf uint32  = 0x3f3504f3
 	LogTiny     float32 = 0x1p-126 // below (subnormal): scaled by 2^23 first
 	LogScale    float32 = 0x1p23
-	// fdlibm's (musl's logf) polynomial in z = s², s = f/(2+f):
+	// fdlibm's logf polynomial in z = s², s = f/(2+f):
 	// log(1+f) = f - f²/2 + s·(f²/2 + z·(Lg1 + z·(Lg2 + z·(Lg3 + z·Lg4)))),
 	// error below 2^-34 on m's range.
 	LogLg1 float32 = 0xaaaaaa.0p-24
@@ -87,8 +87,11 @@ func logSpecial(x float32) float32 {
 	return x // +Inf, NaN
 }
 
-// LogNaN is the NaN log gives a negative argument (the x86 default NaN,
-// what Sleef's lanes return), as a function: Go has no NaN constant.
+// LogNaN is the NaN log and log1p give below their domain (the x86
+// default NaN), as a function: Go has no NaN constant. It is a NaN, not
+// torch's bits: torch's float32 log(-1) is 0x7fc00000 and log1p(-2.5)
+// 0xffffffff (rt/testdata/fastmath.txt), and TestFastLogSpecials asks for
+// a NaN where torch gives one.
 func LogNaN() float32 { return math.Float32frombits(0xffc00000) }
 
 // logReduce splits a positive normal x into k and f, x = 2^k·(1+f) with

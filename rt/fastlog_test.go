@@ -68,7 +68,7 @@ func TestFastLogSweep(t *testing.T) {
 // ±Inf or NaN and so is its float64 result rounded to float32, these
 // functions return it exactly (the sign of a zero included; any NaN for a
 // NaN). One case differs and is left out by the second condition: torch's
-// float32 log1p(1e-45) is 0, its float64 one 1e-45, which LogF32 returns.
+// float32 log1p(1e-45) is 0, its float64 one 1e-45, which Log1pF32 returns.
 func TestFastLogSpecials(t *testing.T) {
 	cases := readFastmath(t)
 	for name, fn := range fastLogFns {

@@ -31,8 +31,8 @@ def main():
                                                              1.9999999, 2.0000002, 3.9, 9.0, -9.5]),
                           inputs(-2.2, 2.2, 800, [])]),
     }
-    # Session 15's functions, after the others so that their lines stay as
-    # they were. log and log1p also over magnitudes (log-spaced, subnormals
+    # Functions added later, after the others so that the earlier lines stay
+    # byte-identical. log and log1p also over magnitudes (log-spaced, subnormals
     # included) and NaN; expm1 around its branch points (n = 1, the n = 25
     # split near 17.33, overflow near 88.72, -1 below about -17.33).
     nan = float("nan")
