@@ -64,13 +64,3 @@ func ErfF32(x float32) float32 {
 	r := FMA32(-float32(e*q), p, 1) // 1 - e·q·p, rounded once after the product
 	return math.Float32frombits(math.Float32bits(r) | math.Float32bits(x)&(1<<31))
 }
-
-// horner32 is c[0]·y^(n-1) + ... + c[n-1], one fused multiply-add a step
-// (the lanes' MulAdd chain, step for step).
-func horner32(y float32, c ...float32) float32 {
-	p := FMA32(c[0], y, c[1])
-	for _, k := range c[2:] {
-		p = FMA32(p, y, k)
-	}
-	return p
-}

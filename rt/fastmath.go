@@ -135,3 +135,13 @@ func TanhF32(x float32) float32 {
 	p = FMA32(p, z, TanhP4)
 	return FMA32(float32(p*z), x, x)
 }
+
+// horner32 is c[0]·y^(n-1) + ... + c[n-1], one fused multiply-add a step
+// (the lanes' MulAdd chain, step for step).
+func horner32(y float32, c ...float32) float32 {
+	p := FMA32(c[0], y, c[1])
+	for _, k := range c[2:] {
+		p = FMA32(p, y, k)
+	}
+	return p
+}

@@ -50,15 +50,7 @@ func ExpClampedF32x16(x archsimd.Float32x16) archsimd.Float32x16 {
 	x = hi.Merge(x, x.Greater(hi))
 	magic := archsimd.BroadcastFloat32x16(ExpMagic)
 	n := x.MulAdd(archsimd.BroadcastFloat32x16(ExpLog2e), magic).Sub(magic)
-	r := n.MulAdd(archsimd.BroadcastFloat32x16(-ExpC1), x)
-	r = n.MulAdd(archsimd.BroadcastFloat32x16(-ExpC2), r)
-	z := r.Mul(r)
-	y := archsimd.BroadcastFloat32x16(ExpP0).MulAdd(r, archsimd.BroadcastFloat32x16(ExpP1))
-	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP2))
-	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP3))
-	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP4))
-	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP5))
-	y = y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x16(1))
+	y := expPolyF32x16(x, n)
 	bias := archsimd.BroadcastInt32x16(127)
 	k := n.ConvertToInt32()
 	k1 := k.ShiftAllRight(1)
@@ -78,6 +70,19 @@ func expPolyF32x8(x, n archsimd.Float32x8) archsimd.Float32x8 {
 	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP4))
 	y = y.MulAdd(r, archsimd.BroadcastFloat32x8(ExpP5))
 	return y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x8(1))
+}
+
+// expPolyF32x16 is expPolyF32x8 on 16 lanes.
+func expPolyF32x16(x, n archsimd.Float32x16) archsimd.Float32x16 {
+	r := n.MulAdd(archsimd.BroadcastFloat32x16(-ExpC1), x)
+	r = n.MulAdd(archsimd.BroadcastFloat32x16(-ExpC2), r)
+	z := r.Mul(r)
+	y := archsimd.BroadcastFloat32x16(ExpP0).MulAdd(r, archsimd.BroadcastFloat32x16(ExpP1))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP2))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP3))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP4))
+	y = y.MulAdd(r, archsimd.BroadcastFloat32x16(ExpP5))
+	return y.MulAdd(z, r).Add(archsimd.BroadcastFloat32x16(1))
 }
 
 // TanhF32x8 is TanhF32 on each lane: both branches, merged.

@@ -17,6 +17,18 @@ func (l *simdLoop) lanesConst(name, value string) string {
 	return l.laneConst("Float32x8", name, value)
 }
 
+// k is the hoisted float32 broadcast of rt.<name>.
+func (l *simdLoop) k(name string) string { return l.lanesConst(name, "rt."+name) }
+
+// hornerLanes writes v = c[0]·y^(n-1) + ... + c[n-1] for rt's constants
+// named c, one MulAdd a step: rt.horner32 on the lanes.
+func (l *simdLoop) hornerLanes(v, y string, c ...string) {
+	l.body.line("%s := %s.MulAdd(%s, %s)", v, l.k(c[0]), y, l.k(c[1]))
+	for _, name := range c[2:] {
+		l.body.line("%s = %s.MulAdd(%s, %s)", v, v, y, l.k(name))
+	}
+}
+
 // laneConst is the hoisted broadcast k<name> of value on lanes of typ
 // (Float32x8, Int32x8, Uint32x8), made once per function.
 func (l *simdLoop) laneConst(typ, name, value string) string {
@@ -39,13 +51,12 @@ func (l *simdLoop) laneConst(typ, name, value string) string {
 // exact gelu 577, not 515; one thread, 16 lanes).
 func (l *simdLoop) expLanes(dst string, args []string) {
 	x := args[0]
-	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
 	l.laneConst("Int32x8", "Bias", "127")
 	l.laneConst("Int32x8", "ExpFastOff", "rt.ExpFastOff")
 	l.laneConst("Int32x8", "ExpFastMax", "rt.ExpFastMax")
-	log2e, magic := k("ExpLog2e"), k("ExpMagic")
+	log2e, magic := l.k("ExpLog2e"), l.k("ExpMagic")
 	b.line("%sx0 := %s", p, x)
 	b.line("%[1]sn0 := %[1]sx0.MulAdd(%[2]s, %[3]s).Sub(%[3]s)", p, log2e, magic)
 	b.line("%[1]sk0 := %[1]sn0.ConvertToInt32()", p)
@@ -60,7 +71,7 @@ func (l *simdLoop) expLanes(dst string, args []string) {
 	}
 	b.line("if %sout.ToInt32x8().IsZero() {", p)
 	fast()
-	b.line("} else if %[1]slo := %[1]sx0.Less(%[2]s); %[1]sout.ToBits()&^%[1]slo.ToBits() == 0 {", p, k("ExpClampLo"))
+	b.line("} else if %[1]slo := %[1]sx0.Less(%[2]s); %[1]sout.ToBits()&^%[1]slo.ToBits() == 0 {", p, l.k("ExpClampLo"))
 	fast()
 	b.line("%[1]s = archsimd.Float32x8{}.Merge(%[1]s, %[2]slo)", dst, p)
 	b.line("} else {")
@@ -70,15 +81,11 @@ func (l *simdLoop) expLanes(dst string, args []string) {
 
 // expPoly writes p+"y" = e^r for r = x - n·ln 2 (rt.ExpF32's polynomial).
 func (l *simdLoop) expPoly(p, x, n string) {
-	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	b := &l.body
 	b.line("%sr := %s.MulAdd(%s, %s)", p, n, l.lanesConst("NegExpC1", "-rt.ExpC1"), x)
 	b.line("%sr = %s.MulAdd(%s, %sr)", p, n, l.lanesConst("NegExpC2", "-rt.ExpC2"), p)
 	b.line("%sz := %sr.Mul(%sr)", p, p, p)
-	b.line("%sy := %s.MulAdd(%sr, %s)", p, k("ExpP0"), p, k("ExpP1"))
-	for _, c := range []string{"ExpP2", "ExpP3", "ExpP4", "ExpP5"} {
-		b.line("%sy = %sy.MulAdd(%sr, %s)", p, p, p, k(c))
-	}
+	l.hornerLanes(p+"y", p+"r", "ExpP0", "ExpP1", "ExpP2", "ExpP3", "ExpP4", "ExpP5")
 	b.line("%sy = %sy.MulAdd(%sz, %sr).Add(%s)", p, p, p, p, l.lanesConst("One", "1"))
 }
 
@@ -87,7 +94,6 @@ func (l *simdLoop) expPoly(p, x, n string) {
 func (l *simdLoop) tanhLanes(dst string, args []string) {
 	x := args[0]
 	l.sign = true
-	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
 	one := l.lanesConst("One", "1")
@@ -96,11 +102,8 @@ func (l *simdLoop) tanhLanes(dst string, args []string) {
 	b.line("%[1]sbig := %[2]s.Sub(%[3]s.Div(%[1]se.Add(%[2]s))).AsUint32x8().Or(%[4]s.AsUint32x8().And(sign)).AsFloat32x8()",
 		p, one, l.lanesConst("Two", "2"), x)
 	b.line("%sz := %s.Mul(%s)", p, x, x)
-	b.line("%sp := %s.MulAdd(%sz, %s)", p, k("TanhP0"), p, k("TanhP1"))
-	for _, c := range []string{"TanhP2", "TanhP3", "TanhP4"} {
-		b.line("%sp = %sp.MulAdd(%sz, %s)", p, p, p, k(c))
-	}
-	b.line("%[1]s := %[2]sbig.Merge(%[2]sp.Mul(%[2]sz).MulAdd(%[3]s, %[3]s), %[2]sa.Greater(%[4]s))", dst, p, x, k("TanhSmall"))
+	l.hornerLanes(p+"p", p+"z", "TanhP0", "TanhP1", "TanhP2", "TanhP3", "TanhP4")
+	b.line("%[1]s := %[2]sbig.Merge(%[2]sp.Mul(%[2]sz).MulAdd(%[3]s, %[3]s), %[2]sa.Greater(%[4]s))", dst, p, x, l.k("TanhSmall"))
 }
 
 // minLanes writes Go's min of two lanes into dst, as rt.MinF32x8: VMINPS
@@ -145,27 +148,20 @@ func (l *simdLoop) sigmoidLanes(dst string, args []string) {
 // branches, step for step, merged by |x| <= rt.ErfSmall.
 func (l *simdLoop) erfLanes(dst string, args []string) {
 	l.sign = true
-	k := func(name string) string { return l.lanesConst(name, "rt."+name) }
 	p := dst + "_"
 	b := &l.body
-	poly := func(v, y string, coeffs ...string) {
-		b.line("%s := %s.MulAdd(%s, %s)", v, k(coeffs[0]), y, k(coeffs[1]))
-		for _, c := range coeffs[2:] {
-			b.line("%s = %s.MulAdd(%s, %s)", v, v, y, k(c))
-		}
-	}
 	b.line("%sx := %s", p, args[0])
 	b.line("%sa := %s", p, absLanes(p+"x"))
 	b.line("%[1]sz := %[1]sx.Mul(%[1]sx)", p)
-	poly(p+"t", p+"z", "ErfT0", "ErfT1", "ErfT2", "ErfT3", "ErfT4", "ErfT5", "ErfT6m1")
+	l.hornerLanes(p+"t", p+"z", "ErfT0", "ErfT1", "ErfT2", "ErfT3", "ErfT4", "ErfT5", "ErfT6m1")
 	b.line("%[1]ssmall := %[1]sx.MulAdd(%[1]st, %[1]sx)", p)
 	l.expLanes(p+"e", []string{negLanes(p + "z")})
 	one := l.lanesConst("One", "1")
 	b.line("%[1]sq := %[2]s.Div(%[1]sa)", p, one)
 	b.line("%[1]sy := %[1]sq.Mul(%[1]sq)", p)
-	b.line("%[1]su := %[2]s.MulAdd(%[1]sy, %[3]s)", p, k("ErfUa"), k("ErfUb"))
-	poly(p+"p", p+"u", "ErfQ0", "ErfQ1", "ErfQ2", "ErfQ3", "ErfQ4", "ErfQ5", "ErfQ6", "ErfQ7", "ErfQ8", "ErfQ9", "ErfQ10", "ErfQ11", "ErfQ12")
+	b.line("%[1]su := %[2]s.MulAdd(%[1]sy, %[3]s)", p, l.k("ErfUa"), l.k("ErfUb"))
+	l.hornerLanes(p+"p", p+"u", "ErfQ0", "ErfQ1", "ErfQ2", "ErfQ3", "ErfQ4", "ErfQ5", "ErfQ6", "ErfQ7", "ErfQ8", "ErfQ9", "ErfQ10", "ErfQ11", "ErfQ12")
 	b.line("%[1]sbig := %[2]s.MulAdd(%[1]sp, %[3]s).AsUint32x8().Or(%[1]sx.AsUint32x8().And(sign)).AsFloat32x8()", p, negLanes(p+"e.Mul("+p+"q)"), one)
-	b.line("%[1]s := %[2]ssmall.Merge(%[2]sbig, %[2]sa.LessEqual(%[3]s))", dst, p, k("ErfSmall"))
+	b.line("%[1]s := %[2]ssmall.Merge(%[2]sbig, %[2]sa.LessEqual(%[3]s))", dst, p, l.k("ErfSmall"))
 	b.line("%[1]s = %[2]sx.Merge(%[1]s, %[2]sx.IsNaN())", dst, p)
 }

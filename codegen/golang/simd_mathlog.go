@@ -7,9 +7,6 @@ package golang
 // infinities, NaN) are merges here: every lane runs the main steps, and
 // the lanes that took a special case in the scalar code are replaced.
 
-// k is the hoisted float32 broadcast of rt.<name>.
-func (l *simdLoop) k(name string) string { return l.lanesConst(name, "rt."+name) }
-
 // logReduceLanes writes p+"k" and p+"f" for positive normal lanes x, as
 // rt.logReduce: x = 2^k·(1+f).
 func (l *simdLoop) logReduceLanes(p, x string) {
@@ -27,9 +24,7 @@ func (l *simdLoop) logTailLanes(dst, p, k, f, c string) {
 	b := &l.body
 	b.line("%ss := %s.Div(%s.Add(%s))", p, f, l.lanesConst("Two", "2"), f)
 	b.line("%[1]sz := %[1]ss.Mul(%[1]ss)", p)
-	b.line("%[1]sr := %[2]s.MulAdd(%[1]sz, %[3]s)", p, l.k("LogLg4"), l.k("LogLg3"))
-	b.line("%[1]sr = %[1]sr.MulAdd(%[1]sz, %[2]s)", p, l.k("LogLg2"))
-	b.line("%[1]sr = %[1]sr.MulAdd(%[1]sz, %[2]s)", p, l.k("LogLg1"))
+	l.hornerLanes(p+"r", p+"z", "LogLg4", "LogLg3", "LogLg2", "LogLg1")
 	b.line("%[1]sr = %[1]sz.Mul(%[1]sr)", p)
 	b.line("%sh := %s.Mul(%s)", p, f, l.lanesConst("Half", "0.5"))
 	b.line("%[1]shfsq := %[1]sh.Mul(%[2]s)", p, f)
@@ -111,10 +106,7 @@ func (l *simdLoop) expm1Lanes(dst string, args []string) {
 	b.line("%[1]ss := %[1]schi.Add(%[1]sr)", p)
 	b.line("%[1]se := %[1]sr.Sub(%[1]ss.Sub(%[1]schi))", p)
 	b.line("%[1]sr3 := %[1]sr.Mul(%[1]sr).Mul(%[1]sr)", p)
-	b.line("%[1]sq := %[2]s.MulAdd(%[1]sr, %[3]s)", p, l.k("Expm1Q4"), l.k("Expm1Q3"))
-	for _, c := range []string{"Expm1Q2", "Expm1Q1", "Expm1Q0"} {
-		b.line("%[1]sq = %[1]sq.MulAdd(%[1]sr, %[2]s)", p, l.k(c))
-	}
+	l.hornerLanes(p+"q", p+"r", "Expm1Q4", "Expm1Q3", "Expm1Q2", "Expm1Q1", "Expm1Q0")
 	b.line("%[1]sw := %[1]sr3.MulAdd(%[1]sq, %[1]se.Add(%[1]sclo))", p)
 	b.line("%[1]sy := %[1]ss.Add(%[1]sr.Mul(%[2]s).MulAdd(%[1]sr, %[1]sw))", p, l.lanesConst("Half", "0.5"))
 	b.line("%[1]sk := %[1]sn.ConvertToInt32()", p)

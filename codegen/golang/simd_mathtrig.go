@@ -26,21 +26,15 @@ func (l *simdLoop) trigLanes(dst, x, scalar string, cos bool) {
 	b.line("%[1]se := %[1]st.Sub(%[1]srh.Sub(%[1]sbv)).Add(%[1]snp.Sub(%[1]sbv))", p)
 	b.line("%[1]srl := %[1]sq.MulAdd(%[2]s, %[1]se.Sub(%[1]spe))", p, l.lanesConst("NegTrigC", "-rt.TrigC"))
 	b.line("%[1]sz := %[1]srh.Mul(%[1]srh)", p)
-	poly := func(v string, coeffs ...string) {
-		b.line("%[1]s := %[2]s.MulAdd(%[3]sz, %[4]s)", v, l.k(coeffs[0]), p, l.k(coeffs[1]))
-		for _, c := range coeffs[2:] {
-			b.line("%[1]s = %[1]s.MulAdd(%[2]sz, %[3]s)", v, p, l.k(c))
-		}
-	}
 	// sin: rh + (rh³·S(z) + rl·(1 - z/2)), rt.sinPoly
 	b.line("%[1]ssc := %[1]sz.MulAdd(%[1]srl.Mul(%[2]s), %[1]srl)", p, l.lanesConst("NegHalf", "-0.5"))
-	poly(p+"s", "TrigS3", "TrigS2", "TrigS1", "TrigS0")
+	l.hornerLanes(p+"s", p+"z", "TrigS3", "TrigS2", "TrigS1", "TrigS0")
 	b.line("%[1]ssin := %[1]srh.Add(%[1]srh.Mul(%[1]sz).MulAdd(%[1]ss, %[1]ssc))", p)
 	// cos: w = 1 - rh²/2 rounded once and its rounding error, rt.cosPoly
 	b.line("%[1]snh := %[1]srh.Mul(%[2]s)", p, l.lanesConst("NegHalf", "-0.5"))
 	b.line("%[1]sw := %[1]snh.MulAdd(%[1]srh, %[2]s)", p, l.lanesConst("One", "1"))
 	b.line("%[1]swerr := %[1]snh.MulAdd(%[1]srh, %[2]s.Sub(%[1]sw))", p, l.lanesConst("One", "1"))
-	poly(p+"c", "TrigC2", "TrigC1", "TrigC0")
+	l.hornerLanes(p+"c", p+"z", "TrigC2", "TrigC1", "TrigC0")
 	b.line("%[1]scos := %[1]sw.Add(%[1]sz.Mul(%[1]sz).MulAdd(%[1]sc, %[1]srh.MulAdd(%[2]s, %[1]swerr)))", p, negLanes(p+"rl"))
 	// the quadrant n = q (+1 for cos): odd takes cos, n&2 flips the sign
 	b.line("%[1]sn := %[1]sq.ConvertToInt32()", p)
