@@ -68,7 +68,7 @@ func (s *scheduler) sinkAndJoin(kept []*group, g *group) int {
 		hs := s.setsOf(h.k)
 		free := !slices.ContainsFunc(kept[j+1:], func(m *group) bool {
 			ms := s.setsOf(m.k)
-			return touches(hs.w, ms.r) || touches(hs.w, ms.w) || touches(ms.w, hs.r)
+			return writesOver(hs, ms) || writesOver(ms, hs)
 		})
 		if free && s.joinIndependently(h, g) {
 			s.remark("%s (%s) runs after the %d group(s) that followed it, which do not touch what it does, so that %s joined it",
@@ -108,10 +108,11 @@ func (s *scheduler) joinIndependently(prev, g *group) bool {
 	}
 	// a scan walks its range in order, one thread per row: a reduction
 	// joined to it would lose its vector lanes (codegen/golang simd)
-	indep, reads := dependence(s.setsOf(prev.k), s.setsOf(g.k))
-	if !reads && !indep || hasScanStage(prev.k) != hasScanStage(g.k) {
+	ps, gs := s.setsOf(prev.k), s.setsOf(g.k)
+	if writesOver(ps, gs) || hasScanStage(prev.k) != hasScanStage(g.k) {
 		return false
 	}
+	reads := touches(ps.w, gs.r) // forwarded: g reads what prev stores, where it stores it
 	_, writes := kernelAccesses(g.k)
 	pl, why := s.planMerge(prev, g.k, writes)
 	if why != "" || pl.kind != caseAppend {
@@ -161,13 +162,6 @@ func (s *scheduler) setsOf(k *Kernel) bufferSets {
 	return bs
 }
 
-// dependence says how b, after a, depends on a: not at all (neither
-// writes what the other touches), or only by reading what a writes (b
-// writes nothing a reads or writes).
-func dependence(a, b bufferSets) (independent, readsOnly bool) {
-	if touches(b.w, a.r) || touches(b.w, a.w) {
-		return false, false
-	}
-	reads := touches(a.w, b.r)
-	return !reads, reads
-}
+// writesOver: b writes what a reads or writes, so b cannot run with a
+// (or before it); b reading what a writes is allowed.
+func writesOver(a, b bufferSets) bool { return touches(b.w, a.r) || touches(b.w, a.w) }

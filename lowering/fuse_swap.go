@@ -82,17 +82,8 @@ func (s *scheduler) sinkToJoin(c *Kernel, gi, floor int, reads, writes []*Buffer
 func independent(a, b *Kernel) bool {
 	ar, aw := accessSets(a)
 	br, bw := accessSets(b)
-	for buf := range aw {
-		if br[buf] || bw[buf] {
-			return false
-		}
-	}
-	for buf := range bw {
-		if ar[buf] {
-			return false
-		}
-	}
-	return true
+	as, bs := bufferSets{ar, aw}, bufferSets{br, bw}
+	return !writesOver(as, bs) && !writesOver(bs, as)
 }
 
 // swapGroups exchanges adjacent groups i and j = i+1 and the indices the
