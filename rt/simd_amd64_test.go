@@ -111,8 +111,9 @@ func TestLanes16MatchScalar(t *testing.T) {
 // loadF32x8 loads 8 lanes from s[:8].
 func loadF32x8(s []float32) archsimd.Float32x8 { return archsimd.LoadFloat32x8((*[8]float32)(s[:8])) }
 
-// TestFastMathLanes: ExpF32x8 and TanhF32x8 give ExpF32's and TanhF32's
-// bits on the accuracy inputs and on the specials (NaN payloads included).
+// TestFastMathLanes: ExpF32x8 and TanhF32x8 (and ExpClampedF32x16) give
+// ExpF32's and TanhF32's bits on the accuracy inputs and on the specials
+// (NaN payloads included).
 func TestFastMathLanes(t *testing.T) {
 	if !archsimd.X86.AVX2() {
 		t.Skip("no AVX2")
@@ -145,6 +146,21 @@ func TestFastMathLanes(t *testing.T) {
 				want := fn.scalar(xs[i+j])
 				require.Equal(t, math.Float32bits(want), math.Float32bits(got[j]), "%s(%08x)", name, math.Float32bits(xs[i+j]))
 			}
+		}
+	}
+	// exp's whole function on 16 lanes (what generated loops call where a
+	// lane leaves the shortcut), over the same inputs: every range of k.
+	if !archsimd.X86.AVX512() {
+		return
+	}
+	for len(xs)%16 != 0 {
+		xs = append(xs, 0)
+	}
+	for i := 0; i < len(xs); i += 16 {
+		var got [16]float32
+		ExpClampedF32x16(archsimd.LoadFloat32x16((*[16]float32)(xs[i:][:16]))).Store(&got)
+		for j := range 16 {
+			require.Equal(t, math.Float32bits(ExpF32(xs[i+j])), math.Float32bits(got[j]), "exp x16(%08x)", math.Float32bits(xs[i+j]))
 		}
 	}
 }

@@ -22,8 +22,10 @@ var (
 // way where the CPU has AVX-512 (AVX512 holds): 64 shuffles for 256
 // elements, as Inductor's transpose_mxn<float,16,16>.
 //
-// Go allocates 15 vector registers (Z0-Z14), fewer than a transpose of 16
-// whole rows at once holds, so each half of the columns runs apart: rows
+// Loads and stores take Go's "v" register class, Z0-Z14 (go1.26's
+// cmd/compile/internal/ssa/_gen/AMD64Ops.go; some AVX-512 shuffles may use
+// the "w" class, Z16-Z31 too); the 16 whole rows would not fit the
+// former, so each half of the columns runs apart: rows
 // j and j+8 of 8 columns paired in one vector (the two halves of output
 // column k are its rows 0-7 and 8-15), then Transpose8x8's steps on each
 // 256-bit half. No vector goes through the stack.
