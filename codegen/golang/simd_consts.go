@@ -7,10 +7,11 @@ import (
 	"strings"
 )
 
-// Constants as memory operands. Go allocates 15 vector registers, X0-X14
-// (X15 is its zero register: the "v" class of
-// cmd/compile/internal/ssa/_gen/AMD64Ops.go), and a loop body that holds
-// its constants in registers spills them and the values they displace.
+// Constants as memory operands. The listings of the generated lane
+// functions (go1.26.8, objdump) use Z0-Z14 only: loads and stores take
+// the "v" register class, X0-X14 (cmd/compile/internal/ssa/_gen/AMD64Ops.go;
+// X15 is the zero register), and a loop body that holds its constants in
+// registers spills them and the values they displace.
 // A constant used only as a polynomial's coefficient, a MulAdd's addend or
 // its receiver in Horner's rule, is instead read from a package-level
 // array (kx8<Name>, kx16<Name>) at each use: Go folds a load used once
