@@ -9,7 +9,10 @@
 // apart only on a GPU). The add then costs no kernel of its own. Its
 // conditions, as PyTorch 2.15's: the product has no other use (a pattern's
 // inner node has one user), c is a tensor of the product's dtype that
-// expands to the product's shape, and alpha is 1. kiln also keeps the add
+// expands to the product's shape, and alpha is 1. On this CPU, torch 2.15
+// (tools/inductor_compare/addmm_pattern.py): x @ w + y and y + x @ w call
+// extern_kernels.addmm; with the product used twice, or alpha 2,
+// extern_kernels.mm and the add apart. kiln also keeps the add
 // where addmm's type (row-major) would not be the add's, so no graph
 // output changes layout.
 //
