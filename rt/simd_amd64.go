@@ -89,15 +89,13 @@ func AnyInt32x16(x archsimd.Int32x16) bool {
 }
 
 // StoreBF16x8 writes the bf16 values on x's lanes (each already rounded:
-// its low 16 bits zero) to dst[:8], the top half of each lane's bits. AVX2
-// has no narrowing store; the 16-lane loops use VPMOVDW instead.
+// its low 16 bits zero) to dst[:8], the top half of each lane's bits: the
+// halves shifted down to at most 0xffff, then packed by VPACKUSDW, whose
+// unsigned saturation leaves them as they are. (AVX2 has no narrowing
+// store, VPMOVDW, which the 16-lane loops use.)
 func StoreBF16x8(x archsimd.Float32x8, dst []uint16) {
-	var t [8]uint32
-	x.AsUint32x8().ShiftAllRight(16).Store(&t)
-	dst = dst[:8]
-	for j, u := range t {
-		dst[j] = uint16(u)
-	}
+	u := x.AsUint32x8().ShiftAllRight(16)
+	u.GetLo().AsInt32x4().SaturateToUint16Concat(u.GetHi().AsInt32x4()).Store((*[8]uint16)(dst[:8]))
 }
 
 // SignF32x16, NegF32x16, MinF32x16 and MaxF32x16 are the 16-lane twins

@@ -15,7 +15,7 @@ import (
 // lanes widened into the float32 bits (exact, rt.F32FromBF16) and written
 // as the top halves of a rounded value's bits (rt.BF16FromF32 of a value
 // already rounded): on 16 lanes by one narrowing store (VPMOVDW), on 8 by
-// rt.StoreBF16x8 (AVX2 has no narrowing store; a call a block).
+// rt.StoreBF16x8 (AVX2 has no narrowing store: a shift and VPACKUSDW).
 
 // laneBuffers are the element types lane loops read and write.
 var laneBuffers = map[ir.DType]bool{ir.F32: true, ir.BF16: true}
