@@ -64,34 +64,31 @@ func walksAsBlock(exprs []sym.Expr, x, flat string, size sym.Expr) bool {
 	return true
 }
 
-// substStages copies stages with m substituted in every index expression;
-// the copies' arguments and indirect indices are the copies.
+// substStages copies stages with m substituted in every index expression
+// (cloneMoved's, and a store's and a check's, which it leaves); the
+// copies' arguments and indirect indices are the copies.
 func substStages(stages []*Stage, m map[string]sym.Expr) []*Stage {
+	subst := func(e sym.Expr) sym.Expr { return e.Subst(m) }
 	clones := map[*Instr]*Instr{}
 	out := make([]*Stage, len(stages))
 	for i, s := range stages {
 		cs := *s
 		cs.Body = make([]*Instr, len(s.Body))
 		for j, in := range s.Body {
-			c := *in
-			c.Args = make([]*Instr, len(in.Args))
-			for a, arg := range in.Args {
-				c.Args[a] = clones[arg]
-			}
-			if in.Access != nil {
-				acc := *in.Access
-				acc.Index = in.Access.Index.Subst(m)
-				acc.Indirect = make([]*Instr, len(in.Access.Indirect))
-				for a, ind := range in.Access.Indirect {
-					acc.Indirect[a] = clones[ind]
+			c := cloneMoved(in, clones, subst)
+			switch in.Op {
+			case OpStore:
+				a := *in.Access
+				a.Index = subst(a.Index)
+				c.Access = &a
+				if len(a.Indirect) > 0 {
+					renameIndirect(c.Access, clones)
 				}
-				c.Access = &acc
+			case OpCheck:
+				c.Expr = subst(in.Expr)
 			}
-			if hasExpr(in) {
-				c.Expr = in.Expr.Subst(m)
-			}
-			clones[in] = &c
-			cs.Body[j] = &c
+			clones[in] = c
+			cs.Body[j] = c
 		}
 		out[i] = &cs
 	}
