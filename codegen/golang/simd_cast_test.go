@@ -2,9 +2,7 @@ package golang
 
 import (
 	"encoding/binary"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -60,28 +58,8 @@ func TestSIMDBF16Buffers(t *testing.T) {
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x.npy"), x))
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "y.npy"), y))
 
-	run := func(bin string, env ...string) []*interp.Tensor {
-		out := t.TempDir()
-		cmd := exec.Command(bin, "-graph", "simd_ops", "-inputs", in, "-o", out)
-		cmd.Env = append(os.Environ(), env...)
-		msg, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", msg)
-		var res []*interp.Tensor
-		for i, dt := range []ir.DType{ir.BF16, ir.F32} {
-			v, err := interp.LoadNPY(filepath.Join(out, fmt.Sprintf("out%d.npy", i)), dt)
-			require.NoError(t, err)
-			res = append(res, v)
-		}
-		return res
-	}
-	binDir := t.TempDir()
-	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	simd := run(simdBin)
-	for name, got := range map[string][]*interp.Tensor{
-		"simd-avx2": run(simdBin, "KILN_SIMD=avx2"),
-		"simd-off":  run(simdBin, "KILN_SIMD=off"),
-		"scalar":    run(buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT=")),
-	} {
+	simd, others := simdVariantOutputs(t, goBin, dir, in, []ir.DType{ir.BF16, ir.F32})
+	for name, got := range others {
 		for o := range got {
 			require.Equal(t, simd[o].Storage.Data, got[o].Storage.Data, "simd vs %s, output %d", name, o)
 		}

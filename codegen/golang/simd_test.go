@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,27 +170,52 @@ func simdModule(t *testing.T, src string) (fxCase, string, string) {
 // ("simd-avx2", the same as "simd" on a CPU without AVX-512) and with
 // KILN_SIMD=off ("simd-off"), and of the scalar build ("scalar").
 func simdVariants(t *testing.T, goBin, dir, in string, n int) ([][]uint32, map[string][][]uint32) {
+	simd, others := simdVariantOutputs(t, goBin, dir, in, slices.Repeat([]ir.DType{ir.F32}, n))
+	ob := map[string][][]uint32{}
+	for name, ts := range others {
+		ob[name] = allBits(ts)
+	}
+	return allBits(simd), ob
+}
+
+// allBits is each float32 tensor's bits.
+func allBits(ts []*interp.Tensor) [][]uint32 {
+	res := make([][]uint32, len(ts))
+	for i, x := range ts {
+		res[i] = bitsOf(x)
+	}
+	return res
+}
+
+// simdVariantOutputs is simdVariants for outputs of the given dtypes, as
+// tensors (a bf16 output's bits are not float32's).
+func simdVariantOutputs(t *testing.T, goBin, dir, in string, dts []ir.DType) ([]*interp.Tensor, map[string][]*interp.Tensor) {
 	binDir := t.TempDir()
 	simdBin := buildVariant(t, goBin, dir, filepath.Join(binDir, "simd"), "GOEXPERIMENT=simd")
-	return runVariant(t, simdBin, in, n), map[string][][]uint32{
-		"simd-avx2": runVariant(t, simdBin, in, n, "KILN_SIMD=avx2"),
-		"simd-off":  runVariant(t, simdBin, in, n, "KILN_SIMD=off"),
-		"scalar":    runVariant(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, n),
+	return runOutputs(t, simdBin, in, dts), map[string][]*interp.Tensor{
+		"simd-avx2": runOutputs(t, simdBin, in, dts, "KILN_SIMD=avx2"),
+		"simd-off":  runOutputs(t, simdBin, in, dts, "KILN_SIMD=off"),
+		"scalar":    runOutputs(t, buildVariant(t, goBin, dir, filepath.Join(binDir, "scalar"), "GOEXPERIMENT="), in, dts),
 	}
 }
 
-// runVariant runs one binary and returns its outputs' bits.
+// runVariant runs one binary and returns its n float32 outputs' bits.
 func runVariant(t *testing.T, bin, in string, n int, env ...string) [][]uint32 {
+	return allBits(runOutputs(t, bin, in, slices.Repeat([]ir.DType{ir.F32}, n), env...))
+}
+
+// runOutputs runs one binary and loads its outputs, one per dtype.
+func runOutputs(t *testing.T, bin, in string, dts []ir.DType, env ...string) []*interp.Tensor {
 	out := t.TempDir()
 	cmd := exec.Command(bin, "-graph", "simd_ops", "-inputs", in, "-o", out)
 	cmd.Env = append(os.Environ(), env...)
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", msg)
-	var res [][]uint32
-	for i := range n {
-		x, err := interp.LoadNPY(filepath.Join(out, fmt.Sprintf("out%d.npy", i)), ir.F32)
+	var res []*interp.Tensor
+	for i, dt := range dts {
+		x, err := interp.LoadNPY(filepath.Join(out, fmt.Sprintf("out%d.npy", i)), dt)
 		require.NoError(t, err)
-		res = append(res, bitsOf(x))
+		res = append(res, x)
 	}
 	return res
 }
