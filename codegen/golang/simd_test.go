@@ -178,6 +178,17 @@ func simdVariants(t *testing.T, goBin, dir, in string, n int) ([][]uint32, map[s
 	return allBits(simd), ob
 }
 
+// requireVariantsSame requires every variant's outputs bit for bit the
+// SIMD build's (simdVariants), NaN payloads included.
+func requireVariantsSame(t *testing.T, simd [][]uint32, others map[string][][]uint32) {
+	t.Helper()
+	for name, got := range others {
+		for o := range got {
+			requireSameBits(t, got[o], simd[o], func(int) bool { return false }, "simd vs %s, output %d", name, o)
+		}
+	}
+}
+
 // allBits is each float32 tensor's bits.
 func allBits(ts []*interp.Tensor) [][]uint32 {
 	res := make([][]uint32, len(ts))
@@ -448,11 +459,7 @@ func TestSIMDColumns(t *testing.T) {
 	in := t.TempDir()
 	require.NoError(t, interp.SaveNPY(filepath.Join(in, "x.npy"), x))
 	simd, others := simdVariants(t, goBin, dir, in, 3)
-	for name, got := range others {
-		for o := range got {
-			requireSameBits(t, got[o], simd[o], func(int) bool { return false }, "simd vs %s, output %d", name, o)
-		}
-	}
+	requireVariantsSame(t, simd, others)
 	// A dynamic size (a sum over rows of an s0-row input, as corpus 103's
 	// backward has) reaches the column lanes as a parameter: the SIMD
 	// build compiles.
